@@ -1,0 +1,40 @@
+# `make run`: set up and run the arena on its embedded default (SQLite + local media) at http://127.0.0.1:8000.
+# `make test`: set up and run the whole test suite (lint, format check, unit, integration on SQLite and
+# PostgreSQL, browser tests in Debian's Chromium). Both create .venv when it is missing.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test lint format bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/arena init
+	$(BIN)/arena serve
+
+test: $(STAMP)
+	bash scripts/test-services
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_ratings.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

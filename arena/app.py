@@ -1,0 +1,41 @@
+"""`create_app`: the single place where the web application is assembled."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from sqlalchemy import Engine
+
+from arena import __version__
+from arena.db import make_engine
+from arena.paths import STATIC_DIR, TEMPLATES_DIR
+from arena.settings import Settings
+from arena.web import api, pages
+from prompts_taxonomy import load_taxonomy
+
+
+def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> FastAPI:
+    """Build the app from settings; tests pass their own settings and engine."""
+    settings = settings or Settings()
+    app = FastAPI(
+        title="Image arena",
+        version=__version__,
+        description="Blind pairwise votes between image models, Bradley-Terry leaderboards, timing runs.",
+    )
+    app.state.settings = settings
+    app.state.engine = engine or make_engine(settings.database_url)
+    app.state.taxonomy = load_taxonomy()
+    app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
+        return JSONResponse({"detail": "invalid request", "errors": errors}, status_code=422)
+
+    return app

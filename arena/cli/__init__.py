@@ -1,0 +1,76 @@
+"""The `arena` command line: one Typer app with a sub-app per area (prompts, ratings, ...)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from sqlalchemy.exc import OperationalError
+
+from arena import __version__
+from arena.cli import prompts, ratings
+from arena.cli.common import engine_for, fail, load_settings, print_json
+from arena.pool import ImportFailed
+from arena.registry import RegistryError
+
+app = typer.Typer(
+    name="arena",
+    help="Self-hostable image-model arena: blind pairwise votes, Bradley-Terry leaderboards, timing runs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(prompts.app, name="prompts")
+app.add_typer(ratings.app, name="ratings")
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+@app.command()
+def init(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Create or upgrade the database and load the taxonomy, starter pool, timing set and models file."""
+    from arena.initialize import initialize
+
+    settings = load_settings()
+    try:
+        report = initialize(settings, engine_for(settings))
+    except RegistryError as exc:
+        fail(str(exc))
+    except ImportFailed as exc:
+        fail(f"the starter pool failed validation: {exc}")
+    except OperationalError as exc:
+        fail(f"cannot reach the database ({exc.orig.__class__.__name__}): check ARENA_DATABASE_URL")
+    if as_json:
+        print_json(report.__dict__)
+        return
+    typer.echo(
+        f"database ready at {settings.database_url}\n"
+        f"taxonomy labels written: {report.labels_written}\n"
+        f"prompts added: {report.prompts_added} (already present: {report.prompts_present})\n"
+        f"timing prompts added: {report.timing_added}\n"
+        f"models: {report.models}"
+    )
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default ARENA_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default ARENA_PORT).")] = None,
+) -> None:
+    """Run the web app (arena page, leaderboard, JSON API) with uvicorn."""
+    import uvicorn
+
+    from arena.app import create_app
+
+    settings = load_settings()
+    app_ = create_app(settings)
+    uvicorn.run(app_, host=host or settings.host, port=port or settings.port, log_level=settings.log_level)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,186 @@
+"""The database tables. Schema changes go through an Alembic migration in `arena/db/migrations/versions`."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now in UTC: every stored time is UTC."""
+    return datetime.now(UTC)
+
+
+class TaxonomyLabel(SQLModel, table=True):
+    """One label of the taxonomy: a modality, use case, capability or style, loaded from the data file."""
+
+    __tablename__ = "taxonomy_labels"
+
+    axis: str = Field(primary_key=True, max_length=16)
+    slug: str = Field(primary_key=True, max_length=64)
+    name: str = Field(max_length=128)
+    description: str = ""
+    hint: str = ""
+    examples: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    position: int = 0
+
+
+class ReferenceImage(SQLModel, table=True):
+    """A curated reference image for edit prompts, stored by content hash under the media dir."""
+
+    __tablename__ = "reference_images"
+
+    id: int | None = Field(default=None, primary_key=True)
+    sha256: str = Field(max_length=64, unique=True)
+    path: str = Field(max_length=512)
+    original_name: str = Field(max_length=256)
+    width: int
+    height: int
+    kind: str = Field(default="", max_length=32)
+    source: str = ""
+    licence: str = ""
+    description: str = ""
+
+
+class Prompt(SQLModel, table=True):
+    """A prompt of the pool, tagged with one use case, one primary capability and optional styles."""
+
+    __tablename__ = "prompts"
+    __table_args__ = (Index("ix_prompts_pool", "modality", "status", "use_case", "capability"),)
+
+    id: str = Field(primary_key=True, max_length=80)
+    modality: str = Field(max_length=32)
+    text: str
+    use_case: str = Field(max_length=64)
+    capability: str = Field(max_length=64)
+    styles: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    reference_image_id: int | None = Field(default=None, foreign_key="reference_images.id")
+    edit_kind: str | None = Field(default=None, max_length=32)
+    edit_region: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    status: str = Field(default="active", max_length=16)
+    retired_reason: str | None = None
+    retired_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    batch: str = Field(max_length=16)
+    source: str = Field(default="", max_length=256)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
+class TimingPrompt(SQLModel, table=True):
+    """A prompt of the curated timing set: drawn fresh for every timed generation call."""
+
+    __tablename__ = "timing_prompts"
+
+    id: str = Field(primary_key=True, max_length=80)
+    text: str
+    active: bool = True
+
+
+class Model(SQLModel, table=True):
+    """A registered model (from `models.toml`): identity, adapter, endpoint kind, cohort and price."""
+
+    __tablename__ = "models"
+
+    slug: str = Field(primary_key=True, max_length=64)
+    display_name: str = Field(max_length=128)
+    organization: str = Field(max_length=128)
+    modality: str = Field(max_length=32)
+    adapter: str = Field(max_length=32)
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    endpoint_kind: str = Field(default="standard", max_length=16)
+    cohort: str = Field(default="current", max_length=16)
+    price_per_image_usd: float | None = None
+    release_date: str | None = Field(default=None, max_length=10)
+    anchor: bool = False
+    active: bool = True
+    updated_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
+class AuditEntry(SQLModel, table=True):
+    """Who did what to the pool, the registry or a report, and when."""
+
+    __tablename__ = "audit_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
+    actor: str = Field(max_length=128)
+    action: str = Field(max_length=64)
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class Vote(SQLModel, table=True):
+    """A raw vote: append-only, never updated or deleted. Filters write `VoteVerdict` rows beside it."""
+
+    __tablename__ = "votes"
+    __table_args__ = (
+        UniqueConstraint("matchup_id", name="uq_votes_matchup"),
+        Index("ix_votes_modality", "modality", "methodology"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    matchup_id: str = Field(max_length=64)
+    modality: str = Field(max_length=32)
+    prompt_id: str = Field(foreign_key="prompts.id", max_length=80)
+    use_case: str = Field(max_length=64)
+    capability: str = Field(max_length=64)
+    model_a: str = Field(foreign_key="models.slug", max_length=64)
+    model_b: str = Field(foreign_key="models.slug", max_length=64)
+    a_side: str = Field(max_length=5)
+    winner: str = Field(max_length=16)
+    methodology: str = Field(max_length=16)
+    session_id: str = Field(max_length=64)
+    source: str = Field(default="human", max_length=16)
+    served_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    voted_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+class VoteVerdict(SQLModel, table=True):
+    """One filter's verdict on one vote (kept or filtered, why, by which filter version)."""
+
+    __tablename__ = "vote_verdicts"
+
+    vote_id: int = Field(foreign_key="votes.id", primary_key=True)
+    filter: str = Field(primary_key=True, max_length=32)
+    filter_version: str = Field(max_length=16)
+    kept: bool
+    reason: str = ""
+    decided_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
+class RatingSnapshot(SQLModel, table=True):
+    """A computed board: its rows, the vote count and every parameter needed to recompute it."""
+
+    __tablename__ = "rating_snapshots"
+    __table_args__ = (Index("ix_snapshots_board", "modality", "board", "created_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    modality: str = Field(max_length=32)
+    board: str = Field(max_length=96)
+    vote_count: int
+    filter_version: str = Field(max_length=16)
+    methodology_version: str = Field(max_length=16)
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    rows: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+__all__ = [
+    "AuditEntry",
+    "Model",
+    "Prompt",
+    "RatingSnapshot",
+    "ReferenceImage",
+    "TaxonomyLabel",
+    "TimingPrompt",
+    "Vote",
+    "VoteVerdict",
+    "utcnow",
+]

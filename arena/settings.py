@@ -1,0 +1,57 @@
+"""All configuration in one pydantic-settings class, read from `ARENA_*` environment variables or `.env`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DB_FILE = Path("var") / "arena.db"
+
+
+class Settings(BaseSettings):
+    """Every knob of the arena. Each field is documented in the README's settings table (a test checks)."""
+
+    model_config = SettingsConfigDict(env_prefix="ARENA_", env_file=".env", extra="ignore")
+
+    database_url: str = Field(
+        default=f"sqlite:///{DEFAULT_DB_FILE}",
+        description="SQLAlchemy URL. SQLite by default; `postgresql+psycopg://user@host/db` for scale.",
+    )
+    media_dir: Path = Field(default=Path("var") / "media", description="Where images are stored.")
+    models_file: Path = Field(default=Path("models.toml"), description="The model registry (TOML).")
+    operator_token: str = Field(
+        default="",
+        description="Bearer token for operator routes. Empty disables operator routes entirely.",
+    )
+    host: str = Field(default="127.0.0.1", description="Address `arena serve` binds.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `arena serve` binds.")
+    methodology_version: str = Field(
+        default="2026-11", description="Methodology version stamped on every vote (cohort filter)."
+    )
+    near_duplicate_threshold: float = Field(
+        default=0.60,
+        gt=0,
+        le=1,
+        description="Prompt import refuses a prompt whose normalized-text similarity to another is above this.",
+    )
+    max_prompt_chars: int = Field(default=2000, ge=20, description="Longest accepted prompt text.")
+    load_starter_pool: bool = Field(
+        default=True, description="`arena init` loads the shipped starter prompt pool."
+    )
+    overall_anchor: str = Field(
+        default="flux-1-schnell", description="Model slug that reads 1000 on overall boards."
+    )
+    slice_anchor: str = Field(
+        default="flux-2-dev", description="Model slug that reads 1000 on use-case and capability boards."
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        default="info", description="Log level of `arena serve`."
+    )
+
+    @property
+    def is_sqlite(self) -> bool:
+        """True when the database is the embedded SQLite default (or any SQLite file)."""
+        return self.database_url.startswith("sqlite")

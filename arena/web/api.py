@@ -1,0 +1,92 @@
+"""JSON API under /api/v1: health, taxonomy, prompt-pool coverage, and operator routes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel
+from sqlmodel import select
+
+from arena.db.migrate import current_revision
+from arena.db.tables import AuditEntry
+from arena.pool import coverage
+from arena.web.deps import OperatorDep, SessionDep, TaxonomyDep
+
+router = APIRouter(prefix="/api/v1", tags=["api"])
+
+
+class Health(BaseModel):
+    """Liveness and the schema revision."""
+
+    status: str
+    schema_revision: str | None
+
+
+class LabelOut(BaseModel):
+    """A taxonomy label as published."""
+
+    slug: str
+    name: str
+    description: str
+    hint: str
+    examples: list[str]
+
+
+class CellOut(BaseModel):
+    """Prompt counts in one (use case x capability) cell."""
+
+    use_case: str
+    capability: str
+    active: int
+    retired: int
+
+
+@router.get("/health", response_model=Health)
+def health(session: SessionDep) -> Health:
+    """Whether the app and its database answer."""
+    return Health(status="ok", schema_revision=current_revision(session.get_bind()))
+
+
+@router.get("/taxonomy", response_model=dict[str, list[LabelOut]])
+def taxonomy_labels(taxonomy: TaxonomyDep) -> dict[str, list[LabelOut]]:
+    """Every label of the taxonomy by axis: modality, use_case, capability, style."""
+    return {
+        axis: [
+            LabelOut(
+                slug=lb.slug,
+                name=lb.name,
+                description=lb.description,
+                hint=lb.hint,
+                examples=list(lb.examples),
+            )
+            for lb in labels
+        ]
+        for axis, labels in taxonomy.axes().items()
+    }
+
+
+@router.get("/prompts/coverage", response_model=list[CellOut])
+def prompt_coverage(
+    session: SessionDep,
+    taxonomy: TaxonomyDep,
+    modality: Annotated[str, Query(description="text_to_image or image_editing")] = "text_to_image",
+) -> list[CellOut]:
+    """Active and retired prompts per (use case x capability) cell of one modality."""
+    if not taxonomy.has("modality", modality):
+        raise HTTPException(404, f"unknown modality '{modality}'")
+    return [
+        CellOut(use_case=c.use_case, capability=c.capability, active=c.active, retired=c.retired)
+        for c in coverage(session, taxonomy, modality)
+    ]
+
+
+@router.get("/admin/audit")
+def audit_log(
+    session: SessionDep, _actor: OperatorDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> list[dict[str, Any]]:
+    """The newest audit entries (operator only)."""
+    rows = session.exec(select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit)).all()  # type: ignore[union-attr]
+    return [
+        {"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "details": r.details} for r in rows
+    ]

@@ -1,0 +1,56 @@
+"""Dependencies shared by the routers: settings, database sessions, the operator token check."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, status
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from arena.settings import Settings
+from prompts_taxonomy import Taxonomy
+
+
+def get_settings(request: Request) -> Settings:
+    """The settings the app was built with."""
+    return request.app.state.settings
+
+
+def get_engine(request: Request) -> Engine:
+    """The app's database engine."""
+    return request.app.state.engine
+
+
+def get_taxonomy(request: Request) -> Taxonomy:
+    """The taxonomy loaded at start-up."""
+    return request.app.state.taxonomy
+
+
+def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Session]:
+    """A short-lived session per request, closed afterwards."""
+    with Session(engine) as session:
+        yield session
+
+
+def require_operator(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> str:
+    """Allow the request only with `Authorization: Bearer <ARENA_OPERATOR_TOKEN>`; return the actor name."""
+    if not settings.operator_token:
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, "operator routes are disabled: set ARENA_OPERATOR_TOKEN"
+        )
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip(), settings.operator_token):
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "operator token required", headers={"WWW-Authenticate": "Bearer"}
+        )
+    return "operator"
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+SessionDep = Annotated[Session, Depends(get_session)]
+TaxonomyDep = Annotated[Taxonomy, Depends(get_taxonomy)]
+OperatorDep = Annotated[str, Depends(require_operator)]

@@ -1,0 +1,222 @@
+"""Prompt records: the JSON-lines format of the pool, and its validation with line-numbered messages."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from prompts_taxonomy.taxonomy import Taxonomy
+
+MIN_PROMPT_CHARS = 10
+DEFAULT_MAX_PROMPT_CHARS = 2000
+MAX_STYLES = 5
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+BATCH_PATTERN = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+EDIT_KINDS = (
+    "text_edit",
+    "logo_edit",
+    "object_add",
+    "object_remove",
+    "object_replace",
+    "recolor",
+    "background_replace",
+    "style_change",
+    "garment_swap",
+    "multi_step",
+)
+NEGATIVE_PROMPT_KEYS = frozenset({"negative_prompt", "negative", "negativeprompt", "neg_prompt"})
+KNOWN_KEYS = frozenset(
+    {
+        "id",
+        "modality",
+        "text",
+        "use_case",
+        "capability",
+        "styles",
+        "reference_image",
+        "edit_kind",
+        "edit_region",
+        "batch",
+    }
+)
+
+
+class PromptRecordError(ValueError):
+    """A record is invalid; the message says which field and why."""
+
+
+@dataclass(frozen=True)
+class PromptRecord:
+    """One validated prompt of the pool."""
+
+    id: str
+    modality: str
+    text: str
+    use_case: str
+    capability: str
+    styles: tuple[str, ...] = ()
+    reference_image: str | None = None
+    edit_kind: str | None = None
+    edit_region: tuple[float, float, float, float] | None = None
+    batch: str | None = None
+
+    @property
+    def cell(self) -> tuple[str, str]:
+        """The (use case, capability) cell the prompt belongs to."""
+        return (self.use_case, self.capability)
+
+
+@dataclass(frozen=True)
+class LineError:
+    """A problem on line `line` (1-based) of a JSON-lines file."""
+
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass
+class ParseResult:
+    """Records that passed (with their line numbers) and the errors found."""
+
+    records: list[tuple[int, PromptRecord]] = field(default_factory=list)
+    errors: list[LineError] = field(default_factory=list)
+
+
+def _require_str(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    if value is None:
+        raise PromptRecordError(f"missing field '{key}'")
+    if not isinstance(value, str):
+        raise PromptRecordError(f"field '{key}' must be a string")
+    return value
+
+
+def _tag(obj: dict[str, Any], key: str, taxonomy: Taxonomy) -> str:
+    slug = _require_str(obj, key)
+    if not taxonomy.has(key, slug):
+        raise PromptRecordError(f"unknown {key.replace('_', ' ')} '{slug}'")
+    return slug
+
+
+def _styles(obj: dict[str, Any], taxonomy: Taxonomy) -> tuple[str, ...]:
+    styles = obj.get("styles", [])
+    if not isinstance(styles, list) or not all(isinstance(s, str) for s in styles):
+        raise PromptRecordError("field 'styles' must be a list of style slugs")
+    if len(styles) > MAX_STYLES:
+        raise PromptRecordError(f"at most {MAX_STYLES} styles")
+    for style in styles:
+        if not taxonomy.has("style", style):
+            raise PromptRecordError(f"unknown style '{style}'")
+    if len(set(styles)) != len(styles):
+        raise PromptRecordError("a style is listed twice")
+    return tuple(styles)
+
+
+def _region(value: Any) -> tuple[float, float, float, float]:
+    if not (isinstance(value, list) and len(value) == 4 and all(isinstance(v, int | float) for v in value)):
+        raise PromptRecordError("field 'edit_region' must be [x0, y0, x1, y1] as fractions of the image")
+    x0, y0, x1, y1 = (float(v) for v in value)
+    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+        raise PromptRecordError("field 'edit_region' must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
+    return (x0, y0, x1, y1)
+
+
+def validate_record(
+    obj: Any, taxonomy: Taxonomy, *, max_chars: int = DEFAULT_MAX_PROMPT_CHARS
+) -> PromptRecord:
+    """Check one decoded JSON object against the format and the taxonomy; raise `PromptRecordError`."""
+    if not isinstance(obj, dict):
+        raise PromptRecordError("each line must be a JSON object")
+    for key in obj:
+        if key.casefold().replace("-", "_") in NEGATIVE_PROMPT_KEYS:
+            raise PromptRecordError(
+                f"field '{key}': negative prompts are not allowed (one positive prompt only)"
+            )
+    unknown = sorted(set(obj) - KNOWN_KEYS)
+    if unknown:
+        raise PromptRecordError(f"unknown field(s): {', '.join(unknown)}")
+    prompt_id = _require_str(obj, "id")
+    if not ID_PATTERN.match(prompt_id):
+        raise PromptRecordError(f"id '{prompt_id}' must be 1-80 characters of a-z, 0-9 and '-'")
+    modality = _tag(obj, "modality", taxonomy)
+    text = _require_str(obj, "text").strip()
+    if not text:
+        raise PromptRecordError("field 'text' is empty")
+    if len(text) < MIN_PROMPT_CHARS:
+        raise PromptRecordError(f"field 'text' is too short ({len(text)} < {MIN_PROMPT_CHARS} characters)")
+    if len(text) > max_chars:
+        raise PromptRecordError(f"field 'text' is too long ({len(text)} > {max_chars} characters)")
+    use_case = _tag(obj, "use_case", taxonomy)
+    capability = _tag(obj, "capability", taxonomy)
+    styles = _styles(obj, taxonomy)
+    batch = obj.get("batch")
+    if batch is not None and (not isinstance(batch, str) or not BATCH_PATTERN.match(batch)):
+        raise PromptRecordError("field 'batch' must be a month as YYYY-MM")
+    reference = obj.get("reference_image")
+    edit_kind = obj.get("edit_kind")
+    region = obj.get("edit_region")
+    if modality == "image_editing":
+        if not isinstance(reference, str) or not reference.strip():
+            raise PromptRecordError("an image_editing prompt needs 'reference_image'")
+        if edit_kind not in EDIT_KINDS:
+            raise PromptRecordError(f"field 'edit_kind' must be one of {', '.join(EDIT_KINDS)}")
+    else:
+        for key, value in (("reference_image", reference), ("edit_kind", edit_kind), ("edit_region", region)):
+            if value is not None:
+                raise PromptRecordError(f"field '{key}' is only for image_editing prompts")
+    return PromptRecord(
+        id=prompt_id,
+        modality=modality,
+        text=text,
+        use_case=use_case,
+        capability=capability,
+        styles=styles,
+        reference_image=reference,
+        edit_kind=edit_kind,
+        edit_region=_region(region) if region is not None else None,
+        batch=batch,
+    )
+
+
+def parse_prompt_lines(
+    lines: Iterable[str],
+    taxonomy: Taxonomy,
+    *,
+    max_chars: int = DEFAULT_MAX_PROMPT_CHARS,
+    check_reference: Callable[[str], str | None] | None = None,
+) -> ParseResult:
+    """Validate every line of a JSON-lines prompt file; blank lines are skipped.
+
+    `check_reference(name)` returns an error message for a reference image that is missing or unreadable
+    (the pure package cannot open images itself). Ids repeated within the file are errors too.
+    """
+    result = ParseResult()
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            result.errors.append(LineError(number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        try:
+            record = validate_record(obj, taxonomy, max_chars=max_chars)
+            if record.id in seen:
+                raise PromptRecordError(f"id '{record.id}' already used on line {seen[record.id]}")
+            if record.reference_image is not None and check_reference is not None:
+                problem = check_reference(record.reference_image)
+                if problem:
+                    raise PromptRecordError(problem)
+        except PromptRecordError as exc:
+            result.errors.append(LineError(number, str(exc)))
+            continue
+        seen[record.id] = number
+        result.records.append((number, record))
+    return result

@@ -1,0 +1,41 @@
+"""The app over real HTTP: health, taxonomy, pool coverage, the arena page, and the operator token."""
+
+
+def test_health_reports_ok_and_the_schema_revision(http):
+    body = http.get("/api/v1/health").json()
+    assert body["status"] == "ok" and body["schema_revision"]
+
+
+def test_the_taxonomy_is_published_with_hints(http):
+    body = http.get("/api/v1/taxonomy").json()
+    assert len(body["use_case"]) == 10 and len(body["capability"]) == 9
+    assert all(label["hint"] for label in body["use_case"] + body["capability"])
+
+
+def test_coverage_lists_every_cell_and_unknown_modality_is_404(http):
+    cells = http.get("/api/v1/prompts/coverage", params={"modality": "text_to_image"}).json()
+    assert len(cells) == 90 and min(c["active"] for c in cells) >= 3
+    missing = http.get("/api/v1/prompts/coverage", params={"modality": "video"})
+    assert missing.status_code == 404 and "unknown modality 'video'" in missing.json()["detail"]
+
+
+def test_the_arena_page_renders_the_pool_grid(http):
+    page = http.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "Marketing &amp; Advertising" in page.text and "Human Anatomy" in page.text
+    assert http.get("/static/css/arena.css").status_code == 200
+
+
+def test_operator_routes_need_the_bearer_token(http):
+    assert http.get("/api/v1/admin/audit").status_code == 401
+    assert http.get("/api/v1/admin/audit", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    ok = http.get("/api/v1/admin/audit", headers={"Authorization": "Bearer test-operator-token"})
+    assert ok.status_code == 200
+    assert any(entry["action"] == "prompts.import" for entry in ok.json())
+
+
+def test_bad_query_values_get_a_422_with_a_message(http):
+    response = http.get("/api/v1/admin/audit", params={"limit": "lots"},
+                        headers={"Authorization": "Bearer test-operator-token"})
+    assert response.status_code == 422
+    assert response.json()["detail"] == "invalid request"

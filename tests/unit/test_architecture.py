@@ -1,0 +1,32 @@
+"""Module boundaries from DESIGN.md: the pure packages import only numpy, scipy, the stdlib and each other."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+ALLOWED = {
+    "ratings": {"numpy", "scipy", "ratings"},
+    "prompts_taxonomy": {"numpy", "scipy", "ratings", "prompts_taxonomy"},
+}
+PROBE = """
+import importlib, json, pkgutil, sys
+pkg = importlib.import_module(sys.argv[1])
+for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+    importlib.import_module(info.name)
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_pure_package_imports_nothing_but_its_allowed_dependencies(package):
+    out = subprocess.run([sys.executable, "-c", PROBE, package], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(out.stdout))
+    third_party = {m for m in loaded if m not in sys.stdlib_module_names and not m.startswith("_")}
+    # numpy and scipy pull in a few helpers of their own; anything web, database or HTTP is a violation.
+    forbidden = {"fastapi", "sqlmodel", "sqlalchemy", "httpx", "openai", "apscheduler", "arena", "PIL", "pydantic",
+                 "starlette", "typer", "scheduler", "pandas"}
+    assert not (third_party & forbidden), third_party & forbidden
+    unexpected = third_party - ALLOWED[package] - {"numpy", "scipy"}
+    assert not {m for m in unexpected if not m.startswith(("numpy", "scipy"))} - {"packaging", "threadpoolctl"}

@@ -1,0 +1,39 @@
+"""Docs that cannot rot: every setting and every CLI command is in the README."""
+
+from pathlib import Path
+
+import typer.main
+
+from arena.cli import app
+from arena.settings import Settings
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def _commands(group, prefix="arena"):
+    click_group = typer.main.get_command(group) if not hasattr(group, "commands") else group
+    for name, command in click_group.commands.items():
+        path = f"{prefix} {name}"
+        if hasattr(command, "commands"):
+            yield from _commands(command, path)
+        else:
+            yield path
+
+
+def test_every_setting_is_in_the_readme_settings_table():
+    missing = [f"ARENA_{name.upper()}" for name in Settings.model_fields if f"| `ARENA_{name.upper()}`" not in README]
+    assert not missing, f"settings missing from README: {missing}"
+
+
+def test_every_cli_command_is_in_the_readme():
+    commands = list(_commands(app))
+    assert "arena prompts import" in commands
+    missing = [c for c in commands if f"`{c}" not in README]
+    assert not missing, f"commands missing from README: {missing}"
+
+
+def test_the_readme_opens_with_exactly_two_quick_start_commands():
+    quick = README.split("## Quick start", 1)[1].split("##", 1)[0]
+    block = quick.split("```", 2)[1]
+    commands = [line for line in block.splitlines()[1:] if line.strip() and not line.startswith("#")]
+    assert commands == ["make run", "make test"]
