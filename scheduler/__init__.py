@@ -1,0 +1,1 @@
+"""Scheduler: APScheduler wiring and the periodic jobs (timing runs, snapshots, backfill, retirement)."""
