@@ -86,7 +86,9 @@ def live_url(settings: Settings, initialized: Engine) -> Iterator[str]:
     """Base URL of the app served by uvicorn on a free loopback port, on the initialised test database."""
     port = _free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(settings, engine=initialized), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(
+            create_app(settings, engine=initialized), host="127.0.0.1", port=port, log_level="warning"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -37,7 +37,8 @@ def init(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = 
 
     settings = load_settings()
     try:
-        report = initialize(settings, engine_for(settings))
+        with engine_for(settings) as engine:
+            report = initialize(settings, engine)
     except RegistryError as exc:
         fail(str(exc))
     except ImportFailed as exc:

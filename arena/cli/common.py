@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import typer
 from pydantic import ValidationError
 from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError, ProgrammingError
+from sqlmodel import Session
 
 from arena.db import make_engine
 from arena.settings import Settings
@@ -32,9 +36,26 @@ def load_settings() -> Settings:
         fail(f"bad setting {name}: {err['msg']}")
 
 
-def engine_for(settings: Settings) -> Engine:
-    """The database engine for these settings."""
-    return make_engine(settings.database_url)
+@contextmanager
+def engine_for(settings: Settings) -> Iterator[Engine]:
+    """The database engine for these settings, disposed (connections closed) on exit."""
+    engine = make_engine(settings.database_url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def database_session(settings: Settings) -> Iterator[Session]:
+    """A session on an initialised database; a missing schema becomes a one-line error."""
+    with engine_for(settings) as engine, Session(engine) as session:
+        try:
+            yield session
+        except (OperationalError, ProgrammingError) as exc:
+            if "no such table" in str(exc) or "does not exist" in str(exc):
+                fail("the database is not initialised: run `arena init` first")
+            fail(f"database error ({exc.orig.__class__.__name__}): check ARENA_DATABASE_URL")
 
 
 def print_json(data: Any) -> None:

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy.exc import OperationalError, ProgrammingError
-from sqlmodel import Session, select
+from sqlmodel import select
 
-from arena.cli.common import engine_for, fail, load_settings, print_json
+from arena.cli.common import database_session, fail, load_settings, print_json
 from arena.db.tables import Prompt
 from arena.pool import ImportFailed, coverage, import_prompt_lines
 from prompts_taxonomy import load_taxonomy
@@ -37,7 +36,7 @@ def import_(
     if batch is not None and not (len(batch) == 7 and batch[4] == "-" and batch.replace("-", "").isdigit()):
         fail("--batch must be a month as YYYY-MM")
     try:
-        with Session(engine_for(settings)) as session:
+        with database_session(settings) as session:
             report = import_prompt_lines(
                 session,
                 lines,
@@ -54,8 +53,6 @@ def import_(
         for error in exc.errors:
             typer.echo(f"{file}:{error.line}: {error.message}", err=True)
         fail(f"{len(exc.errors)} bad line(s); nothing was imported")
-    except (OperationalError, ProgrammingError):
-        fail("the database is not initialised: run `arena init` first")
     typer.echo(f"imported {len(report.added)} prompt(s) into batch {report.batch}")
 
 
@@ -78,11 +75,8 @@ def list_(
     ):
         if value is not None:
             query = query.where(column == value)
-    try:
-        with Session(engine_for(settings)) as session:
-            rows = session.exec(query).all()
-    except (OperationalError, ProgrammingError):
-        fail("the database is not initialised: run `arena init` first")
+    with database_session(settings) as session:
+        rows = session.exec(query).all()
     if as_json:
         print_json([r.model_dump(exclude={"created_at", "retired_at"}) for r in rows])
         return
@@ -103,11 +97,8 @@ def stats(
     taxonomy = load_taxonomy()
     if modality is not None and not taxonomy.has("modality", modality):
         fail(f"unknown modality '{modality}' (use {' or '.join(taxonomy.slugs('modality'))})")
-    try:
-        with Session(engine_for(settings)) as session:
-            cells = coverage(session, taxonomy, modality)
-    except (OperationalError, ProgrammingError):
-        fail("the database is not initialised: run `arena init` first")
+    with database_session(settings) as session:
+        cells = coverage(session, taxonomy, modality)
     if as_json:
         print_json([c.__dict__ for c in cells])
         return

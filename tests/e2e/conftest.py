@@ -38,7 +38,11 @@ def page(browser: Browser) -> Iterator[Page]:
     pg.external_requests = []  # type: ignore[attr-defined]
     pg.on(
         "request",
-        lambda req: None if req.url.startswith(("http://127.0.0.1", "data:")) else pg.external_requests.append(req.url),  # type: ignore[attr-defined]
+        lambda req: (
+            None
+            if req.url.startswith(("http://127.0.0.1", "data:"))
+            else pg.external_requests.append(req.url)
+        ),  # type: ignore[attr-defined]
     )
     yield pg
     context.close()

@@ -35,7 +35,10 @@ def test_operator_routes_need_the_bearer_token(http):
 
 
 def test_bad_query_values_get_a_422_with_a_message(http):
-    response = http.get("/api/v1/admin/audit", params={"limit": "lots"},
-                        headers={"Authorization": "Bearer test-operator-token"})
+    response = http.get(
+        "/api/v1/admin/audit",
+        params={"limit": "lots"},
+        headers={"Authorization": "Bearer test-operator-token"},
+    )
     assert response.status_code == 422
     assert response.json()["detail"] == "invalid request"

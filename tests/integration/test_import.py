@@ -12,31 +12,57 @@ from prompts_taxonomy import load_taxonomy
 
 
 def _good(i, **extra):
-    subjects = ["lighthouse keeper repairing a brass lamp", "greenhouse full of carnivorous plants",
-                "vintage typewriter on a train table", "origami crane exhibition in a gallery"]
-    return {"id": f"new-{i}", "modality": "text_to_image", "text": f"A photo of a {subjects[i % 4]} at dusk",
-            "use_case": "consumer", "capability": "lighting", "styles": ["photorealistic"], **extra}
+    subjects = [
+        "lighthouse keeper repairing a brass lamp",
+        "greenhouse full of carnivorous plants",
+        "vintage typewriter on a train table",
+        "origami crane exhibition in a gallery",
+    ]
+    return {
+        "id": f"new-{i}",
+        "modality": "text_to_image",
+        "text": f"A photo of a {subjects[i % 4]} at dusk",
+        "use_case": "consumer",
+        "capability": "lighting",
+        "styles": ["photorealistic"],
+        **extra,
+    }
 
 
 def _import(settings, engine, lines, base_dir):
     with Session(engine) as session:
         return import_prompt_lines(
-            session, lines, taxonomy=load_taxonomy(), base_dir=base_dir, media_dir=settings.media_dir,
-            threshold=settings.near_duplicate_threshold, max_chars=settings.max_prompt_chars, batch="2026-12",
-            actor="tester", source="test",
+            session,
+            lines,
+            taxonomy=load_taxonomy(),
+            base_dir=base_dir,
+            media_dir=settings.media_dir,
+            threshold=settings.near_duplicate_threshold,
+            max_chars=settings.max_prompt_chars,
+            batch="2026-12",
+            actor="tester",
+            source="test",
         )
 
 
 def _snapshot(engine):
     with Session(engine) as s:
-        return sorted((p.id, p.text, p.status) for p in s.exec(select(Prompt))), len(s.exec(select(AuditEntry)).all())
+        return sorted((p.id, p.text, p.status) for p in s.exec(select(Prompt))), len(
+            s.exec(select(AuditEntry)).all()
+        )
 
 
 def test_a_valid_file_is_imported_whole_with_its_batch_and_an_audit_entry(settings, initialized, tmp_path):
     Image.new("RGB", (64, 48), "teal").save(tmp_path / "ref.png")
-    edit = {"id": "new-edit", "modality": "image_editing", "text": "Paint the whole background a warm sunset orange",
-            "use_case": "consumer", "capability": "lighting", "reference_image": "ref.png",
-            "edit_kind": "background_replace"}
+    edit = {
+        "id": "new-edit",
+        "modality": "image_editing",
+        "text": "Paint the whole background a warm sunset orange",
+        "use_case": "consumer",
+        "capability": "lighting",
+        "reference_image": "ref.png",
+        "edit_kind": "background_replace",
+    }
     lines = [json.dumps(_good(0)), json.dumps(_good(1)), json.dumps(edit)]
     report = _import(settings, initialized, lines, tmp_path)
     assert report.added == ["new-0", "new-1", "new-edit"]
@@ -62,7 +88,10 @@ BAD_LINES = {
         "reference image 'broken.png' is unreadable",
     ),
     "near duplicate of the pool": (None, "near duplicate of prompt"),
-    "near duplicate in the file": (_good(0, id="new-copy", text=_good(0)["text"] + "!"), "near duplicate of line 1"),
+    "near duplicate in the file": (
+        _good(0, id="new-copy", text=_good(0)["text"] + "!"),
+        "near duplicate of line 1",
+    ),
     "existing id": (None, "already exists in the pool"),
 }
 
@@ -73,7 +102,9 @@ def test_each_kind_of_bad_line_is_reported_with_its_number_and_nothing_is_import
 ):
     (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really a png")
     with Session(initialized) as s:
-        existing = s.exec(select(Prompt).where(Prompt.modality == "text_to_image").order_by(Prompt.id)).first()
+        existing = s.exec(
+            select(Prompt).where(Prompt.modality == "text_to_image").order_by(Prompt.id)
+        ).first()
     obj, message = BAD_LINES[kind]
     if kind == "near duplicate of the pool":
         obj = _good(1, text=existing.text.upper() + " ")
@@ -89,7 +120,13 @@ def test_each_kind_of_bad_line_is_reported_with_its_number_and_nothing_is_import
 
 
 def test_several_bad_lines_are_all_reported_in_line_order(settings, initialized, tmp_path):
-    lines = [json.dumps(_good(0)), "{oops", "", json.dumps(_good(2, use_case="cooking")), json.dumps(_good(3))]
+    lines = [
+        json.dumps(_good(0)),
+        "{oops",
+        "",
+        json.dumps(_good(2, use_case="cooking")),
+        json.dumps(_good(3)),
+    ]
     with pytest.raises(ImportFailed) as info:
         _import(settings, initialized, lines, tmp_path)
     assert [e.line for e in info.value.errors] == [2, 4]

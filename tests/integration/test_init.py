@@ -13,7 +13,9 @@ def _dump(engine):
     with Session(engine) as s:
         return {
             "labels": sorted((r.axis, r.slug, r.name, r.hint) for r in s.exec(select(TaxonomyLabel))),
-            "prompts": sorted((p.id, p.text, p.status, p.batch, p.reference_image_id) for p in s.exec(select(Prompt))),
+            "prompts": sorted(
+                (p.id, p.text, p.status, p.batch, p.reference_image_id) for p in s.exec(select(Prompt))
+            ),
             "refs": sorted((r.sha256, r.path) for r in s.exec(select(ReferenceImage))),
             "timing": sorted(t.id for t in s.exec(select(TimingPrompt))),
             "audit": s.exec(select(func.count()).select_from(AuditEntry)).one(),
@@ -23,7 +25,9 @@ def _dump(engine):
 def test_init_on_an_empty_database_loads_the_starter_pool_with_every_cell_covered(settings, engine):
     report = initialize(settings, engine)
     assert current_revision(engine) is not None
-    assert {"prompts", "votes", "vote_verdicts", "rating_snapshots", "models"} <= set(inspect(engine).get_table_names())
+    assert {"prompts", "votes", "vote_verdicts", "rating_snapshots", "models"} <= set(
+        inspect(engine).get_table_names()
+    )
     cells = set(load_taxonomy().cells())
     with Session(engine) as s:
         t2i = s.exec(select(Prompt).where(Prompt.modality == "text_to_image")).all()

@@ -13,7 +13,9 @@ def test_migrations_reach_head_and_match_the_table_definitions(engine):
     upgrade_database(engine)
     assert current_revision(engine) is not None
     with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
+        diff = compare_metadata(
+            MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata
+        )
     assert diff == []
 
 

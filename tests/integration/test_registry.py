@@ -44,7 +44,10 @@ def test_sync_adds_updates_and_deactivates_without_deleting(engine, settings):
     upgrade_database(engine)
     with Session(engine) as s:
         assert sync_registry(s, parse_registry(ENTRY.format(slug="a") + ENTRY.format(slug="b")))["added"] == 2
-        assert sync_registry(s, parse_registry(ENTRY.format(slug="a") + ENTRY.format(slug="b")))["unchanged"] == 2
+        assert (
+            sync_registry(s, parse_registry(ENTRY.format(slug="a") + ENTRY.format(slug="b")))["unchanged"]
+            == 2
+        )
         counts = sync_registry(s, parse_registry(ENTRY.format(slug="a").replace("0.004", "0.01")))
         assert counts == {"added": 0, "updated": 1, "unchanged": 0, "deactivated": 1}
         rows = {m.slug: m for m in s.exec(select(Model))}

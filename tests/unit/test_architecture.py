@@ -25,8 +25,24 @@ def test_pure_package_imports_nothing_but_its_allowed_dependencies(package):
     loaded = set(json.loads(out.stdout))
     third_party = {m for m in loaded if m not in sys.stdlib_module_names and not m.startswith("_")}
     # numpy and scipy pull in a few helpers of their own; anything web, database or HTTP is a violation.
-    forbidden = {"fastapi", "sqlmodel", "sqlalchemy", "httpx", "openai", "apscheduler", "arena", "PIL", "pydantic",
-                 "starlette", "typer", "scheduler", "pandas"}
+    forbidden = {
+        "fastapi",
+        "sqlmodel",
+        "sqlalchemy",
+        "httpx",
+        "openai",
+        "apscheduler",
+        "arena",
+        "PIL",
+        "pydantic",
+        "starlette",
+        "typer",
+        "scheduler",
+        "pandas",
+    }
     assert not (third_party & forbidden), third_party & forbidden
     unexpected = third_party - ALLOWED[package] - {"numpy", "scipy"}
-    assert not {m for m in unexpected if not m.startswith(("numpy", "scipy"))} - {"packaging", "threadpoolctl"}
+    assert not {m for m in unexpected if not m.startswith(("numpy", "scipy"))} - {
+        "packaging",
+        "threadpoolctl",
+    }

@@ -21,7 +21,9 @@ def _commands(group, prefix="arena"):
 
 
 def test_every_setting_is_in_the_readme_settings_table():
-    missing = [f"ARENA_{name.upper()}" for name in Settings.model_fields if f"| `ARENA_{name.upper()}`" not in README]
+    missing = [
+        f"ARENA_{name.upper()}" for name in Settings.model_fields if f"| `ARENA_{name.upper()}`" not in README
+    ]
     assert not missing, f"settings missing from README: {missing}"
 
 

@@ -92,7 +92,9 @@ def test_parsing_reports_every_bad_line_with_its_number_and_keeps_good_ones():
         json.dumps({**GOOD, "text": "Another prompt that is distinct from the first one"}),
         json.dumps(EDIT),
     ]
-    result = parse_prompt_lines(lines, TAX, check_reference=lambda name: f"reference image '{name}' not found")
+    result = parse_prompt_lines(
+        lines, TAX, check_reference=lambda name: f"reference image '{name}' not found"
+    )
     assert [n for n, _ in result.records] == [1]
     assert [(e.line, e.message.split(" (")[0]) for e in result.errors] == [
         (3, "not valid JSON"),

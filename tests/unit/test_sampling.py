@@ -39,7 +39,9 @@ def test_cells_are_drawn_uniformly_whatever_their_prompt_counts():
 def test_prompts_within_a_cell_are_drawn_uniformly():
     pool = {("consumer", "lighting"): ["a", "b", "c", "d"], ("frontier", "physics"): ["z"]}
     rng = np.random.default_rng(11)
-    draws = Counter(p for cell, p in (sample_prompt(pool, rng) for _ in range(40_000)) if cell[0] == "consumer")
+    draws = Counter(
+        p for cell, p in (sample_prompt(pool, rng) for _ in range(40_000)) if cell[0] == "consumer"
+    )
     assert chisquare([draws[k] for k in "abcd"])[1] > 0.001
 
 

@@ -11,7 +11,7 @@ def test_normalization_ignores_case_punctuation_and_spacing():
 def test_light_rewording_is_a_near_duplicate_and_a_distinct_prompt_is_not():
     base = "A cozy reading nook by a rainy window, warm lamp light, a cat asleep on a knitted blanket"
     reworded = "A cozy reading nook by a rainy window with warm lamp light and a cat asleep on a wool blanket"
-    distinct = "A poster for a rock festival that reads \"LOUD NIGHTS 2027\" with a guitar silhouette"
+    distinct = 'A poster for a rock festival that reads "LOUD NIGHTS 2027" with a guitar silhouette'
     assert text_similarity(base, reworded) > DEFAULT_THRESHOLD
     assert text_similarity(base, distinct) < 0.3
 

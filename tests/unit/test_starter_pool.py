@@ -6,7 +6,13 @@ from collections import Counter
 from PIL import Image
 
 from arena.images import open_image
-from prompts_taxonomy import EDIT_KINDS, DEFAULT_THRESHOLD, find_near_duplicates, load_taxonomy, parse_prompt_lines
+from prompts_taxonomy import (
+    EDIT_KINDS,
+    DEFAULT_THRESHOLD,
+    find_near_duplicates,
+    load_taxonomy,
+    parse_prompt_lines,
+)
 from prompts_taxonomy.starter import REFERENCE_DIR, load_timing_prompts, starter_pool_files
 
 TAX = load_taxonomy()
@@ -23,7 +29,9 @@ def _check_reference(name):
 def _pool():
     records, errors = [], []
     for path in starter_pool_files():
-        result = parse_prompt_lines(path.read_text(encoding="utf-8").splitlines(), TAX, check_reference=_check_reference)
+        result = parse_prompt_lines(
+            path.read_text(encoding="utf-8").splitlines(), TAX, check_reference=_check_reference
+        )
         records += [r for _, r in result.records]
         errors += [f"{path.name}:{e}" for e in result.errors]
     return records, errors
