@@ -7,8 +7,8 @@ from PIL import Image
 
 from arena.images import open_image
 from prompts_taxonomy import (
-    EDIT_KINDS,
     DEFAULT_THRESHOLD,
+    EDIT_KINDS,
     find_near_duplicates,
     load_taxonomy,
     parse_prompt_lines,
