@@ -11,9 +11,10 @@ from sqlalchemy import Engine
 
 from arena import __version__
 from arena.db import make_engine
+from arena.media import MediaStore
 from arena.paths import STATIC_DIR, TEMPLATES_DIR
 from arena.settings import Settings
-from arena.web import api, pages
+from arena.web import api, media, pages
 from prompts_taxonomy import load_taxonomy
 
 
@@ -28,9 +29,11 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.state.settings = settings
     app.state.engine = engine or make_engine(settings.database_url)
     app.state.taxonomy = load_taxonomy()
+    app.state.media = MediaStore(settings.media_dir)
     app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(api.router)
+    app.include_router(media.router)
     app.include_router(pages.router)
 
     @app.exception_handler(RequestValidationError)

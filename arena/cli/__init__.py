@@ -8,7 +8,7 @@ import typer
 from sqlalchemy.exc import OperationalError
 
 from arena import __version__
-from arena.cli import prompts, ratings
+from arena.cli import generate, prompts, ratings
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.pool import ImportFailed
 from arena.registry import RegistryError
@@ -22,6 +22,7 @@ app = typer.Typer(
 )
 app.add_typer(prompts.app, name="prompts")
 app.add_typer(ratings.app, name="ratings")
+app.command("generate")(generate.generate)
 
 
 @app.command()

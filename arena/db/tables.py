@@ -100,6 +100,39 @@ class Model(SQLModel, table=True):
     )
 
 
+class Output(SQLModel, table=True):
+    """One model's generated image for one prompt (or the record of why it failed).
+
+    `media_id` is the opaque id of the served, normalized image; the original bytes are kept by hash.
+    One row per (prompt, model): the unique constraint makes a re-run of the backfill unable to duplicate.
+    """
+
+    __tablename__ = "outputs"
+    __table_args__ = (
+        UniqueConstraint("prompt_id", "model_slug", name="uq_outputs_prompt_model"),
+        Index("ix_outputs_model_status", "model_slug", "status"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    prompt_id: str = Field(foreign_key="prompts.id", max_length=80)
+    model_slug: str = Field(foreign_key="models.slug", max_length=64)
+    status: str = Field(max_length=16)
+    media_id: str | None = Field(default=None, max_length=64, unique=True)
+    original_sha256: str | None = Field(default=None, max_length=64)
+    original_width: int | None = None
+    original_height: int | None = None
+    sent_params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    raw_metadata: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    latency_s: float | None = None
+    first_byte_s: float | None = None
+    attempts: int = 0
+    error_kind: str | None = Field(default=None, max_length=32)
+    error_message: str | None = None
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
 class AuditEntry(SQLModel, table=True):
     """Who did what to the pool, the registry or a report, and when."""
 
@@ -175,6 +208,7 @@ class RatingSnapshot(SQLModel, table=True):
 __all__ = [
     "AuditEntry",
     "Model",
+    "Output",
     "Prompt",
     "RatingSnapshot",
     "ReferenceImage",

@@ -1,0 +1,121 @@
+"""`arena generate`: fill every missing (active prompt x model) output; `--failures` lists what failed."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+from sqlmodel import select
+
+from arena.cli.common import database_session, engine_for, fail, load_settings, print_json
+from arena.db.tables import Model, Output
+from arena.generation import Backfill, BackfillReport, plan_jobs
+from arena.media import MediaStore
+from arena.providers import build_provider
+
+
+async def _instant(_seconds: float) -> None:
+    """The sandbox's simulated latency is for timing runs; the backfill does not wait for it."""
+
+
+def _progress_printer(total: int) -> Callable[[BackfillReport], None]:
+    step = max(1, total // 20)
+
+    def show(report: BackfillReport) -> None:
+        done = report.generated + report.failed + report.skipped
+        if done % step == 0 or done == total:
+            print(
+                f"  {done}/{total} done ({report.generated} generated, {report.failed} failed)",
+                file=sys.stderr,
+            )
+
+    return show
+
+
+def generate(
+    model: Annotated[str | None, typer.Option(help="Only this model (slug).")] = None,
+    modality: Annotated[str | None, typer.Option(help="Only text_to_image or image_editing.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many outputs.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="Concurrent calls per model.")] = 4,
+    retry_failed: Annotated[bool, typer.Option(help="Also retry permanent failures.")] = False,
+    failures: Annotated[bool, typer.Option("--failures", help="List recorded failures and exit.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Generate the missing outputs with the methodology's defaults (seed 42, 1:1, one image per prompt)."""
+    settings = load_settings()
+    if failures:
+        with database_session(settings) as session:
+            rows = session.exec(
+                select(Output).where(Output.status == "failed").order_by(Output.model_slug)
+            ).all()
+        items = [
+            {
+                "prompt": r.prompt_id,
+                "model": r.model_slug,
+                "kind": r.error_kind,
+                "reason": r.error_message,
+                "attempts": r.attempts,
+            }
+            for r in rows
+        ]
+        if as_json:
+            print_json(items)
+        else:
+            for i in items:
+                typer.echo(f"{i['model']:<24} {i['prompt']:<22} {i['kind']:<16} {i['reason']}")
+            typer.echo(f"{len(items)} failure(s)")
+        return
+    with database_session(settings) as session:
+        models = session.exec(select(Model).where(Model.active == True)).all()  # noqa: E712
+        if model is not None and model not in {m.slug for m in models}:
+            fail(f"unknown or inactive model '{model}'")
+        jobs = plan_jobs(
+            session,
+            settings.media_dir,
+            model=model,
+            modality=modality,
+            limit=limit,
+            retry_failed=retry_failed,
+        )
+    if not jobs:
+        typer.echo("nothing to generate: every active prompt has an output for every active model")
+        return
+    slugs = sorted({j.model_slug for j in jobs})
+    by_slug = {m.slug: m for m in models}
+    typer.echo(f"generating {len(jobs)} output(s) for {len(slugs)} model(s)", err=True)
+
+    async def run() -> BackfillReport:
+        providers = {}
+        try:
+            for slug in slugs:
+                m = by_slug[slug]
+                sleep = _instant if m.adapter == "sandbox" else None
+                providers[slug] = build_provider(m.adapter, m.params, slug=slug, sleep=sleep)
+            with engine_for(settings) as engine:
+                backfill = Backfill(
+                    engine,
+                    MediaStore(settings.media_dir),
+                    providers,
+                    concurrency={s: concurrency for s in slugs},
+                    progress=_progress_printer(len(jobs)),
+                )
+                return await backfill.run(jobs)
+        finally:
+            for provider in providers.values():
+                await provider.aclose()
+
+    try:
+        report = asyncio.run(run())
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report.__dict__)
+        return
+    typer.echo(
+        f"generated {report.generated}, failed {report.failed}, skipped {report.skipped} of {report.planned}"
+    )
+    if report.failed:
+        typer.echo("see the reasons with: arena generate --failures")

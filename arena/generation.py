@@ -1,0 +1,232 @@
+"""Generation backfill: fill every missing (active prompt x active model) output.
+
+Bounded concurrency per model, retries with exponential backoff and full jitter on rate limits, timeouts and
+server errors (honouring Retry-After), permanent failures recorded with their reason. Each output is written
+file-first (atomic rename) and then committed as one row; the (prompt, model) unique constraint means a killed
+and re-run backfill neither duplicates nor half-writes an output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from arena.db.tables import Model, Output, Prompt, ReferenceImage
+from arena.images import ImageRejected
+from arena.media import MediaStore
+from arena.providers.base import GenerationRequest, GenerationResult, Provider, ProviderError
+
+Sleep = Callable[[float], Awaitable[None]]
+RETRYABLE_KINDS = frozenset({"timeout", "rate_limited", "server_error"})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter: attempt k waits uniform(0, min(cap, base * 2**k)) seconds."""
+
+    max_attempts: int = 5
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number `attempt` (0-based); Retry-After wins when larger."""
+        backoff = rng.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
+        return max(backoff, min(retry_after or 0.0, self.max_delay))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One output to make."""
+
+    prompt_id: str
+    model_slug: str
+    request: GenerationRequest
+
+
+@dataclass
+class BackfillReport:
+    """What a backfill run did."""
+
+    planned: int = 0
+    generated: int = 0
+    failed: int = 0
+    skipped: int = 0
+    failures: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def _reference_bytes(media_dir: Path, ref: ReferenceImage | None) -> bytes | None:
+    return (media_dir / ref.path).read_bytes() if ref is not None else None
+
+
+def plan_jobs(
+    session: Session,
+    media_dir: Path,
+    *,
+    model: str | None = None,
+    modality: str | None = None,
+    limit: int | None = None,
+    retry_failed: bool = False,
+) -> list[Job]:
+    """Every (active prompt, active model of the same modality) pair with no output yet.
+
+    Failed outputs are planned again when their failure was transient (timeout, rate limit, server error),
+    or always with `retry_failed`.
+    """
+    models = session.exec(select(Model).where(Model.active == True)).all()  # noqa: E712
+    models = [
+        m
+        for m in models
+        if (model is None or m.slug == model) and (modality is None or m.modality == modality)
+    ]
+    done: dict[tuple[str, str], Output] = {
+        (o.prompt_id, o.model_slug): o for o in session.exec(select(Output)).all()
+    }
+    refs = {r.id: r for r in session.exec(select(ReferenceImage)).all()}
+    ref_cache: dict[int, bytes | None] = {}
+    jobs: list[Job] = []
+    for m in sorted(models, key=lambda m: m.slug):
+        prompts = session.exec(
+            select(Prompt).where(Prompt.modality == m.modality, Prompt.status == "active").order_by(Prompt.id)
+        ).all()
+        for p in prompts:
+            existing = done.get((p.id, m.slug))
+            if existing is not None and (
+                existing.status == "ok" or not (retry_failed or existing.error_kind in RETRYABLE_KINDS)
+            ):
+                continue
+            reference = None
+            if p.reference_image_id is not None:
+                if p.reference_image_id not in ref_cache:
+                    ref_cache[p.reference_image_id] = _reference_bytes(
+                        media_dir, refs.get(p.reference_image_id)
+                    )
+                reference = ref_cache[p.reference_image_id]
+            region = tuple(p.edit_region) if p.edit_region else None
+            jobs.append(
+                Job(
+                    p.id,
+                    m.slug,
+                    GenerationRequest(
+                        prompt=p.text, modality=p.modality, reference_image=reference, edit_region=region
+                    ),
+                )  # type: ignore[arg-type]
+            )
+            if limit is not None and len(jobs) >= limit:
+                return jobs
+    return jobs
+
+
+class Backfill:
+    """Runs planned jobs against providers and records each outcome."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: MediaStore,
+        providers: Mapping[str, Provider],
+        *,
+        concurrency: Mapping[str, int] | None = None,
+        policy: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+        seed: int | None = None,
+        progress: Callable[[BackfillReport], None] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.store = store
+        self.providers = providers
+        self.limits = {
+            slug: asyncio.Semaphore(max(1, (concurrency or {}).get(slug, 4))) for slug in providers
+        }
+        self.policy = policy or RetryPolicy()
+        self.sleep = sleep
+        self.rng = random.Random(seed)
+        self.progress = progress
+        self.report = BackfillReport()
+
+    async def run(self, jobs: list[Job]) -> BackfillReport:
+        """Run every job; returns the report (also kept on `self.report`)."""
+        self.report.planned = len(jobs)
+        await asyncio.gather(*(self._one(job) for job in jobs))
+        return self.report
+
+    async def _one(self, job: Job) -> None:
+        provider = self.providers[job.model_slug]
+        async with self.limits[job.model_slug]:
+            attempts = 0
+            while True:
+                attempts += 1
+                try:
+                    result = await provider.generate(job.request)
+                except ProviderError as exc:
+                    if exc.retryable and attempts < self.policy.max_attempts:
+                        await self.sleep(self.policy.delay(attempts - 1, self.rng, exc.retry_after))
+                        continue
+                    await asyncio.to_thread(self._record_failure, job, exc.kind, str(exc), attempts)
+                    break
+                try:
+                    await asyncio.to_thread(self._record_success, job, result, attempts)
+                except ImageRejected as exc:
+                    await asyncio.to_thread(
+                        self._record_failure, job, "bad_response", f"image refused: {exc}", attempts
+                    )
+                break
+        if self.progress is not None:
+            self.progress(self.report)
+
+    def _record_success(self, job: Job, result: GenerationResult, attempts: int) -> None:
+        stored = self.store.store(result.image)
+        timing = result.timing
+        first = None if timing.first_byte is None else timing.first_byte - timing.started
+        values = dict(
+            status="ok",
+            media_id=stored.media_id,
+            original_sha256=stored.original_sha256,
+            original_width=stored.original_width,
+            original_height=stored.original_height,
+            sent_params=result.sent_params,
+            raw_metadata=result.raw_metadata,
+            latency_s=timing.total_seconds,
+            first_byte_s=first,
+            attempts=attempts,
+            error_kind=None,
+            error_message=None,
+        )
+        if self._write(job, values):
+            self.report.generated += 1
+        else:
+            self.store.discard(stored.media_id)
+            self.report.skipped += 1
+
+    def _record_failure(self, job: Job, kind: str, message: str, attempts: int) -> None:
+        values = dict(status="failed", attempts=attempts, error_kind=kind, error_message=message[:2000])
+        self._write(job, values)
+        self.report.failed += 1
+        self.report.failures.append((job.prompt_id, job.model_slug, f"{kind}: {message}"))
+
+    def _write(self, job: Job, values: dict[str, object]) -> bool:
+        """Insert or update the row for (prompt, model) in one transaction; False if an ok row already exists."""
+        with Session(self.engine) as session:
+            row = session.exec(
+                select(Output).where(Output.prompt_id == job.prompt_id, Output.model_slug == job.model_slug)
+            ).first()
+            if row is not None and row.status == "ok":
+                return False
+            if row is None:
+                row = Output(prompt_id=job.prompt_id, model_slug=job.model_slug, **values)
+            else:
+                for key, value in values.items():
+                    setattr(row, key, value)
+            session.add(row)
+            try:
+                session.commit()
+            except IntegrityError:
+                session.rollback()
+                return False
+        return True
