@@ -34,7 +34,9 @@ def _jpeg_with_everything() -> bytes:
     exif[0x010F] = SECRET  # Make
     exif[0x0131] = "secret-software"  # Software
     out = io.BytesIO()
-    image.save(out, "JPEG", exif=exif, comment=SECRET.encode(), xmp=f"<x:xmpmeta>{SECRET}</x:xmpmeta>".encode())
+    image.save(
+        out, "JPEG", exif=exif, comment=SECRET.encode(), xmp=f"<x:xmpmeta>{SECRET}</x:xmpmeta>".encode()
+    )
     data = out.getvalue()
     # Splice in an APP11 (JUMBF / C2PA manifest) segment right after SOI.
     payload = b"JP\x00\x00" + b"jumb" + b"c2pa" + SECRET.encode()
@@ -48,7 +50,12 @@ def _png_with_everything() -> bytes:
     info.add_text("parameters", SECRET)
     info.add_itxt("Comment", SECRET, lang="en")
     out = io.BytesIO()
-    image.save(out, "PNG", pnginfo=info, icc_profile=ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes())
+    image.save(
+        out,
+        "PNG",
+        pnginfo=info,
+        icc_profile=ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes(),
+    )
     data = out.getvalue()
     chunk = b"caBX" + b"c2pa" + SECRET.encode()
     crc = struct.pack(">I", zlib.crc32(chunk))
@@ -61,7 +68,17 @@ def test_served_bytes_carry_no_metadata_of_any_kind(make):
     original = make()
     assert SECRET.encode() in original
     served = normalize_image(original)
-    for marker in (SECRET.encode(), b"secret", b"Exif", b"c2pa", b"jumb", b"xmpmeta", b"ICC", b"iCCP", b"caBX"):
+    for marker in (
+        SECRET.encode(),
+        b"secret",
+        b"Exif",
+        b"c2pa",
+        b"jumb",
+        b"xmpmeta",
+        b"ICC",
+        b"iCCP",
+        b"caBX",
+    ):
         assert marker not in served
     assert set(_webp_chunks(served)) <= {b"VP8 ", b"VP8L"}
     with Image.open(io.BytesIO(served)) as im:
@@ -88,7 +105,9 @@ def test_non_square_images_are_centre_cropped_and_transparency_flattened_on_whit
     image.save(out, "PNG")
     with Image.open(io.BytesIO(normalize_image(out.getvalue()))) as im:
         r, _, b = im.getpixel((512, 200))
-        assert b > 230 and r < 25  # the blue top of the middle third survives the centre crop; red sides do not
+        assert (
+            b > 230 and r < 25
+        )  # the blue top of the middle third survives the centre crop; red sides do not
         assert min(im.getpixel((512, 900))) > 240  # the transparent bottom becomes white
 
 
