@@ -152,6 +152,7 @@ class Vote(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("matchup_id", name="uq_votes_matchup"),
         Index("ix_votes_modality", "modality", "methodology"),
+        Index("ix_votes_session", "session_id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -169,6 +170,36 @@ class Vote(SQLModel, table=True):
     source: str = Field(default="human", max_length=16)
     served_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
     voted_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    client_hash: str | None = Field(default=None, max_length=64)
+    left_output_id: int | None = Field(default=None, foreign_key="outputs.id")
+    right_output_id: int | None = Field(default=None, foreign_key="outputs.id")
+    images_fetched: bool = True
+
+
+class Matchup(SQLModel, table=True):
+    """A served pair of outputs for one prompt, bound to one voter session; single-use and short-lived.
+
+    Image URLs use per-matchup random tokens, so nothing the voter receives is stable across matchups.
+    """
+
+    __tablename__ = "matchups"
+    __table_args__ = (Index("ix_matchups_session", "session_id", "served_at"),)
+
+    id: str = Field(primary_key=True, max_length=64)
+    session_id: str = Field(max_length=64)
+    client_hash: str | None = Field(default=None, max_length=64)
+    modality: str = Field(max_length=32)
+    prompt_id: str = Field(foreign_key="prompts.id", max_length=80)
+    left_output_id: int = Field(foreign_key="outputs.id")
+    right_output_id: int = Field(foreign_key="outputs.id")
+    left_token: str = Field(max_length=64, unique=True)
+    right_token: str = Field(max_length=64, unique=True)
+    challenge: str = Field(max_length=64)
+    source: str = Field(default="human", max_length=16)
+    served_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    left_fetched_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    right_fetched_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
 class VoteVerdict(SQLModel, table=True):
@@ -207,6 +238,7 @@ class RatingSnapshot(SQLModel, table=True):
 
 __all__ = [
     "AuditEntry",
+    "Matchup",
     "Model",
     "Output",
     "Prompt",

@@ -24,3 +24,16 @@ def test_upgrading_an_up_to_date_database_is_a_no_op(engine):
     first = current_revision(engine)
     upgrade_database(engine)
     assert current_revision(engine) == first
+
+
+def test_every_migration_downgrades_to_empty_and_upgrades_again(engine):
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from arena.db.migrate import alembic_config
+
+    upgrade_database(engine)
+    command.downgrade(alembic_config(engine), "base")
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    upgrade_database(engine)
+    assert {"matchups", "outputs", "votes"} <= set(inspect(engine).get_table_names())
