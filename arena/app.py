@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -11,15 +14,25 @@ from sqlalchemy import Engine
 
 from arena import __version__
 from arena.db import make_engine
+from arena.db.tables import utcnow
 from arena.media import MediaStore
 from arena.paths import STATIC_DIR, TEMPLATES_DIR
 from arena.settings import Settings
-from arena.web import api, media, pages
+from arena.voting.pool import PoolCache
+from arena.voting.ratelimit import RateLimiter
+from arena.voting.service import ArenaService
+from arena.voting.sessions import VoterSessions, resolve_secret
+from arena.web import api, media, pages, voting
 from prompts_taxonomy import load_taxonomy
 
 
-def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> FastAPI:
-    """Build the app from settings; tests pass their own settings and engine."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    engine: Engine | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> FastAPI:
+    """Build the app from settings; tests pass their own settings, engine and clock."""
     settings = settings or Settings()
     app = FastAPI(
         title="Image arena",
@@ -30,10 +43,19 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.state.engine = engine or make_engine(settings.database_url)
     app.state.taxonomy = load_taxonomy()
     app.state.media = MediaStore(settings.media_dir)
+    app.state.clock = clock
+    app.state.pool = PoolCache(app.state.engine)
+    app.state.arena = ArenaService(app.state.engine, settings, app.state.taxonomy, pool=app.state.pool)
+    app.state.sessions = VoterSessions(resolve_secret(settings), settings.trusted_proxies)
+    app.state.session_limiter = RateLimiter(settings.session_votes_per_minute * 2)
+    app.state.address_limiter = RateLimiter(settings.address_votes_per_minute * 2)
+    app.state.reference_cache = {}
     app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+    app.state.templates.env.globals["demo_mode"] = settings.demo_mode
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(api.router)
     app.include_router(media.router)
+    app.include_router(voting.router)
     app.include_router(pages.router)
 
     @app.exception_handler(RequestValidationError)

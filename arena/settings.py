@@ -47,6 +47,38 @@ class Settings(BaseSettings):
     slice_anchor: str = Field(
         default="flux-2-dev", description="Model slug that reads 1000 on use-case and capability boards."
     )
+    secret_key: str = Field(
+        default="",
+        description="Signs voter-session cookies and keys client-address hashes. Empty: generated once and kept "
+        "in `<media_dir>/../secret_key`.",
+    )
+    demo_mode: bool = Field(
+        default=False,
+        description="Include simulated votes in published boards (every page then says so).",
+    )
+    matchup_ttl_seconds: int = Field(default=900, ge=10, description="A served matchup expires after this.")
+    min_vote_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        description="Votes cast sooner than this after serving are filtered (kept as raw votes).",
+    )
+    pow_difficulty_bits: int = Field(
+        default=12, ge=0, le=24, description="Proof-of-work leading zero bits a vote request must carry."
+    )
+    session_votes_per_minute: int = Field(default=30, ge=1, description="Rate limit per voter session.")
+    address_votes_per_minute: int = Field(default=120, ge=1, description="Rate limit per client address.")
+    trusted_proxies: str = Field(
+        default="",
+        description="Comma-separated proxy addresses whose X-Forwarded-For is trusted for the client address.",
+    )
+    max_model_share: float = Field(
+        default=0.5, gt=0, le=1, description="No model appears in more than this share of recent matchups."
+    )
+    new_model_half_width: float = Field(
+        default=60.0,
+        gt=0,
+        description="Models whose 95% interval half-width (Elo) exceeds this are oversampled.",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         default="info", description="Log level of `arena serve`."
     )

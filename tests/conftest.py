@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -81,15 +82,32 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+class FrozenClock:
+    """A clock for the app that only moves when a test says so."""
+
+    def __init__(self) -> None:
+        from arena.db.tables import utcnow
+
+        self.now = utcnow()
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, delta) -> None:
+        self.now = self.now + delta
+
+
 @pytest.fixture
-def live_url(settings: Settings, initialized: Engine) -> Iterator[str]:
-    """Base URL of the app served by uvicorn on a free loopback port, on the initialised test database."""
+def frozen() -> FrozenClock:
+    """The clock handed to the app by `live_world`."""
+    return FrozenClock()
+
+
+@contextmanager
+def serve(app) -> Iterator[str]:
+    """Run `app` with uvicorn on a free loopback port in a thread; yield its base URL."""
     port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings, engine=initialized), host="127.0.0.1", port=port, log_level="warning"
-        )
-    )
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -105,7 +123,86 @@ def live_url(settings: Settings, initialized: Engine) -> Iterator[str]:
 
 
 @pytest.fixture
+def live_url(settings: Settings, initialized: Engine) -> Iterator[str]:
+    """Base URL of the app served by uvicorn on a free loopback port, on the initialised test database."""
+    with serve(create_app(settings, engine=initialized)) as url:
+        yield url
+
+
+@pytest.fixture
+def live_world(settings: Settings, world: Engine, frozen: FrozenClock) -> Iterator[str]:
+    """Base URL of the app over `world` (models with outputs), with the frozen clock."""
+    with serve(create_app(settings, engine=world, clock=frozen)) as url:
+        yield url
+
+
+@pytest.fixture
 def http(live_url: str) -> Iterator[httpx.Client]:
     """An httpx client bound to the live server."""
     with httpx.Client(base_url=live_url, timeout=10) as client:
         yield client
+
+
+WORLD_MODELS = """
+[[models]]
+slug = "model-{i}"
+display_name = "Model {i} (local sandbox)"
+organization = "Org {i}"
+modality = "{modality}"
+adapter = "sandbox"
+"""
+
+
+class ColourProvider:
+    """A provider double for arena tests: a flat image whose colour depends on the model (adapters themselves
+    are tested against real HTTP servers in test_provider_*)."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    async def generate(self, request):
+        import io
+
+        from PIL import Image
+
+        from arena.providers.base import GenerationResult, Timing
+
+        out = io.BytesIO()
+        Image.new("RGB", (64, 64), (40 * self.index % 255, 90, 200 - 30 * self.index)).save(out, "PNG")
+        now = time.perf_counter()
+        return GenerationResult(out.getvalue(), Timing(now - 0.5, now - 0.2, now), {"seed": request.seed})
+
+    async def warm_up(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.fixture
+def world(settings: Settings, initialized: Engine) -> Engine:
+    """An initialised arena with four text-to-image and three editing models, each with outputs for the
+    first 8 prompts of its modality (so matchups can be served)."""
+    import asyncio
+
+    from sqlmodel import Session
+
+    from arena.generation import Backfill, plan_jobs
+    from arena.media import MediaStore
+    from arena.registry import parse_registry, sync_registry
+
+    text = "".join(WORLD_MODELS.format(i=i, modality="text_to_image") for i in range(4)) + "".join(
+        WORLD_MODELS.format(i=i, modality="image_editing") for i in range(4, 7)
+    )
+    with Session(initialized) as s:
+        sync_registry(s, parse_registry(text))
+        jobs = plan_jobs(s, settings.media_dir)
+    keep: dict[str, list[str]] = {}
+    for job in jobs:
+        ids = keep.setdefault(job.request.modality, [])
+        if job.prompt_id not in ids and len(ids) < 8:
+            ids.append(job.prompt_id)
+    jobs = [j for j in jobs if j.prompt_id in keep[j.request.modality]]
+    providers = {f"model-{i}": ColourProvider(i) for i in range(7)}
+    asyncio.run(Backfill(initialized, MediaStore(settings.media_dir), providers).run(jobs))
+    return initialized

@@ -174,6 +174,9 @@ class Vote(SQLModel, table=True):
     left_output_id: int | None = Field(default=None, foreign_key="outputs.id")
     right_output_id: int | None = Field(default=None, foreign_key="outputs.id")
     images_fetched: bool = True
+    signals: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSON, nullable=False, server_default="{}")
+    )
 
 
 class Matchup(SQLModel, table=True):

@@ -1,0 +1,311 @@
+"""The matchup and vote service: the hot path behind the arena page, the API and simulated voters.
+
+Each call is one short transaction on SQLAlchemy Core (no ORM objects per request). A vote is acknowledged
+only after its transaction committed; the unique matchup id on `votes` makes a second vote on the same matchup
+fail whatever the concurrency. Online filters (minimum time, honeypot, image fetch) write their verdicts in the
+same transaction as the vote.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import numpy as np
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from arena.db.tables import Matchup, Output, Prompt, Vote, VoteVerdict
+from arena.matchmaking import choose_pair
+from arena.settings import Settings
+from arena.voting import pow as proof
+from arena.voting.filters import online_verdicts
+from arena.voting.pool import ModalityPool, PoolCache, ServedOutput
+from prompts_taxonomy import Taxonomy, sample_prompt
+
+Choice = Literal["left", "right", "tie", "both_bad"]
+CHOICES: tuple[str, ...] = ("left", "right", "tie", "both_bad")
+PROMPT_TRIES = 25
+
+
+class VoteError(Exception):
+    """A request the service refuses: HTTP status and a message for the client. Nothing was stored."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Voter:
+    """Who is asking: the session id, a keyed hash of the client address, and the source of the vote."""
+
+    session_id: str
+    client_hash: str | None = None
+    source: str = "human"
+
+
+def _winner(choice: str, a_side: str) -> str:
+    if choice == "tie":
+        return "tie"
+    if choice == "both_bad":
+        return "tie (bothbad)"
+    return "model_a" if choice == a_side else "model_b"
+
+
+class ArenaService:
+    """Serves matchups and records votes for one app (or one simulation)."""
+
+    def __init__(
+        self, engine: Engine, settings: Settings, taxonomy: Taxonomy, *, pool: PoolCache | None = None
+    ) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.taxonomy = taxonomy
+        self.pool = pool or PoolCache(engine)
+
+    # -- matchups -------------------------------------------------------------------------------------------
+    def _seen_outputs(self, session_id: str) -> set[int]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(Vote.left_output_id, Vote.right_output_id).where(Vote.session_id == session_id)
+            ).all()
+        return {i for row in rows for i in row if i is not None}
+
+    def _pick(
+        self, pool: ModalityPool, seen: set[int], rng: np.random.Generator
+    ) -> tuple[str, list[ServedOutput]]:
+        """A prompt by the uniform cell sampler, preferring outputs this voter has not voted on."""
+        fallback: tuple[str, list[ServedOutput]] | None = None
+        for _ in range(PROMPT_TRIES):
+            _, prompt_id = sample_prompt(pool.cells, rng)
+            outputs = pool.outputs[prompt_id]
+            fresh = [o for o in outputs if o.output_id not in seen]
+            if len({o.model_slug for o in fresh}) >= 2:
+                return prompt_id, fresh
+            fallback = fallback or (prompt_id, outputs)
+        assert fallback is not None
+        return fallback
+
+    def serve_matchup(
+        self, voter: Voter, modality: str, rng: np.random.Generator, now: datetime
+    ) -> dict[str, Any]:
+        """Create a matchup for `voter` and return what the page shows (no model identity anywhere)."""
+        if not self.taxonomy.has("modality", modality):
+            raise VoteError(404, f"unknown modality '{modality}'")
+        pool = self.pool.get(modality)
+        if not pool.cells:
+            raise VoteError(
+                503, "no matchups yet: models need at least two outputs for some prompt (arena generate)"
+            )
+        prompt_id, outputs = self._pick(pool, self._seen_outputs(voter.session_id), rng)
+        by_model: dict[str, ServedOutput] = {}
+        for o in outputs:
+            by_model.setdefault(o.model_slug, o)
+        left_model, right_model = choose_pair(
+            sorted(by_model),
+            pool.standings,
+            rng,
+            new_half_width=self.settings.new_model_half_width,
+            shares=pool.shares,
+            max_share=self.settings.max_model_share,
+        )
+        left, right = by_model[left_model], by_model[right_model]
+        matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()
+        left_token, right_token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(Matchup).values(
+                    id=matchup_id,
+                    session_id=voter.session_id,
+                    client_hash=voter.client_hash,
+                    modality=modality,
+                    prompt_id=prompt_id,
+                    left_output_id=left.output_id,
+                    right_output_id=right.output_id,
+                    left_token=left_token,
+                    right_token=right_token,
+                    challenge=challenge,
+                    source=voter.source,
+                    served_at=now,
+                    expires_at=now + timedelta(seconds=self.settings.matchup_ttl_seconds),
+                )
+            )
+        card = pool.prompts[prompt_id]
+        tax = self.taxonomy
+        hints = [
+            {
+                "axis": "use case",
+                "name": tax.label("use_case", card.use_case).name,
+                "hint": tax.label("use_case", card.use_case).hint,
+            },
+            {
+                "axis": "capability",
+                "name": tax.label("capability", card.capability).name,
+                "hint": tax.label("capability", card.capability).hint,
+            },
+        ] + [
+            {"axis": "style", "name": tax.label("style", s).name, "hint": tax.label("style", s).hint}
+            for s in card.styles
+            if tax.has("style", s)
+        ]
+        return {
+            "id": matchup_id,
+            "modality": modality,
+            "prompt": card.text,
+            "edit_kind": card.edit_kind,
+            "hints": hints,
+            "images": {"left": f"/img/{left_token}", "right": f"/img/{right_token}"},
+            "reference": f"/api/v1/matchups/{matchup_id}/reference" if card.reference_image_id else None,
+            "challenge": challenge,
+            "difficulty": self.settings.pow_difficulty_bits,
+            "min_seconds": self.settings.min_vote_seconds,
+            "expires_in": self.settings.matchup_ttl_seconds,
+        }
+
+    def fetch_image(self, token: str, session_id: str | None, now: datetime) -> str | None:
+        """The media id behind a per-matchup image token, for the matchup's own session only; marks the fetch."""
+        if not session_id or len(token) > 64:
+            return None
+        with self.engine.begin() as conn:
+            row = conn.execute(
+                select(
+                    Matchup.id,
+                    Matchup.session_id,
+                    Matchup.left_token,
+                    Matchup.left_output_id,
+                    Matchup.right_output_id,
+                    Matchup.left_fetched_at,
+                    Matchup.right_fetched_at,
+                ).where((Matchup.left_token == token) | (Matchup.right_token == token))
+            ).first()
+            if row is None or row.session_id != session_id:
+                return None
+            is_left = row.left_token == token
+            output_id = row.left_output_id if is_left else row.right_output_id
+            column = "left_fetched_at" if is_left else "right_fetched_at"
+            if getattr(row, column) is None:
+                conn.execute(update(Matchup).where(Matchup.id == row.id).values({column: now}))
+            return conn.execute(select(Output.media_id).where(Output.id == output_id)).scalar_one_or_none()
+
+    def reference_for(self, matchup_id: str, session_id: str | None) -> int | None:
+        """The reference image id of an edit matchup, for the matchup's own session only."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(Matchup.session_id, Prompt.reference_image_id)
+                .join(Prompt, Prompt.id == Matchup.prompt_id)
+                .where(Matchup.id == matchup_id)
+            ).first()
+        if row is None or row.session_id != session_id:
+            return None
+        return row.reference_image_id
+
+    # -- votes ----------------------------------------------------------------------------------------------
+    def cast_vote(
+        self,
+        voter: Voter,
+        matchup_id: str,
+        choice: str,
+        now: datetime,
+        *,
+        nonce: str = "",
+        honeypot: str = "",
+    ) -> dict[str, Any]:
+        """Record a vote and return the reveal; raise `VoteError` (nothing stored) when it cannot count."""
+        if choice not in CHOICES:
+            raise VoteError(422, f"choice must be one of {', '.join(CHOICES)}")
+        with self.engine.begin() as conn:
+            m = conn.execute(select(Matchup).where(Matchup.id == matchup_id)).first()
+            if m is None:
+                raise VoteError(404, "unknown matchup")
+            if m.session_id != voter.session_id:
+                raise VoteError(403, "this matchup was served to another session")
+            if now > _aware(m.expires_at):
+                raise VoteError(410, "this matchup has expired; load a new one")
+            if voter.source == "human" and not proof.check(
+                m.challenge, nonce, self.settings.pow_difficulty_bits
+            ):
+                raise VoteError(400, "missing or invalid proof of work")
+            outputs = {
+                row.id: row.model_slug
+                for row in conn.execute(
+                    select(Output.id, Output.model_slug).where(
+                        Output.id.in_([m.left_output_id, m.right_output_id])
+                    )  # type: ignore[attr-defined]
+                ).all()
+            }
+            prompt = conn.execute(
+                select(Prompt.use_case, Prompt.capability).where(Prompt.id == m.prompt_id)
+            ).one()
+            left_model, right_model = outputs[m.left_output_id], outputs[m.right_output_id]
+            model_a, model_b = sorted((left_model, right_model))
+            a_side = "left" if model_a == left_model else "right"
+            fetched = m.left_fetched_at is not None and m.right_fetched_at is not None
+            signals = {
+                "honeypot": bool(honeypot),
+                "images_fetched": fetched,
+                "seconds": (now - _aware(m.served_at)).total_seconds(),
+            }
+            try:
+                vote_id = conn.execute(
+                    insert(Vote).values(
+                        matchup_id=m.id,
+                        modality=m.modality,
+                        prompt_id=m.prompt_id,
+                        use_case=prompt.use_case,
+                        capability=prompt.capability,
+                        model_a=model_a,
+                        model_b=model_b,
+                        a_side=a_side,
+                        winner=_winner(choice, a_side),
+                        methodology=self.settings.methodology_version,
+                        session_id=voter.session_id,
+                        source=voter.source,
+                        served_at=m.served_at,
+                        voted_at=now,
+                        client_hash=voter.client_hash,
+                        left_output_id=m.left_output_id,
+                        right_output_id=m.right_output_id,
+                        images_fetched=fetched,
+                        signals=signals,
+                    )
+                ).inserted_primary_key[0]
+            except IntegrityError:
+                raise VoteError(409, "this matchup already has a vote") from None
+            verdicts = online_verdicts(signals, self.settings.min_vote_seconds)
+            conn.execute(
+                insert(VoteVerdict),
+                [
+                    {
+                        "vote_id": vote_id,
+                        "filter": v.filter,
+                        "filter_version": v.version,
+                        "kept": v.kept,
+                        "reason": v.reason,
+                        "decided_at": now,
+                    }
+                    for v in verdicts
+                ],
+            )
+        models = self.pool.get(m.modality).models
+        return {
+            "matchup": m.id,
+            "choice": choice,
+            "left": _reveal(models, left_model),
+            "right": _reveal(models, right_model),
+        }
+
+
+def _reveal(models: dict[str, Any], slug: str) -> dict[str, str]:
+    model = models.get(slug)
+    if model is None:
+        return {"slug": slug, "name": slug, "organization": ""}
+    return {"slug": slug, "name": model.display_name, "organization": model.organization}
+
+
+def _aware(value: datetime) -> datetime:
+    """SQLite returns naive datetimes; every stored time is UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -1,0 +1,82 @@
+"""Voter identity: a signed, HttpOnly, SameSite cookie holding a random session id; the client address taken
+from X-Forwarded-For only when the direct peer is a configured trusted proxy; addresses stored only as keyed
+hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from pathlib import Path
+
+from itsdangerous import BadSignature, URLSafeSerializer
+from starlette.requests import Request
+from starlette.responses import Response
+
+from arena.settings import Settings
+
+COOKIE = "arena_sid"
+COOKIE_MAX_AGE = 30 * 24 * 3600
+
+
+def resolve_secret(settings: Settings) -> str:
+    """The configured secret, or one generated once and kept beside the media folder."""
+    if settings.secret_key:
+        return settings.secret_key
+    path = Path(settings.media_dir).resolve().parent / "secret_key"
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    secret = secrets.token_urlsafe(32)
+    path.write_text(secret, encoding="utf-8")
+    path.chmod(0o600)
+    return secret
+
+
+class VoterSessions:
+    """Issues and verifies session cookies; hashes client addresses."""
+
+    def __init__(self, secret: str, trusted_proxies: str = "") -> None:
+        self._serializer = URLSafeSerializer(secret, salt="arena-voter-session")
+        self._hash_key = hashlib.sha256(("addr:" + secret).encode()).digest()
+        self.trusted = {p.strip() for p in trusted_proxies.split(",") if p.strip()}
+
+    def read(self, request: Request) -> str | None:
+        """The session id from a validly signed cookie, or None."""
+        raw = request.cookies.get(COOKIE)
+        if not raw:
+            return None
+        try:
+            value = self._serializer.loads(raw)
+        except BadSignature:
+            return None
+        return value if isinstance(value, str) and len(value) == 32 else None
+
+    def issue(self, response: Response, request: Request) -> str:
+        """Start a new session and set its cookie on `response`."""
+        session_id = secrets.token_hex(16)
+        response.set_cookie(
+            COOKIE,
+            self._serializer.dumps(session_id),
+            max_age=COOKIE_MAX_AGE,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
+        return session_id
+
+    def client_address(self, request: Request) -> str:
+        """The client's address; X-Forwarded-For counts only when the peer is a trusted proxy."""
+        peer = request.client.host if request.client else "unknown"
+        forwarded = request.headers.get("x-forwarded-for")
+        if peer in self.trusted and forwarded:
+            hops = [h.strip() for h in forwarded.split(",") if h.strip()]
+            for hop in reversed(hops):
+                if hop not in self.trusted:
+                    return hop
+        return peer
+
+    def address_hash(self, address: str) -> str:
+        """A keyed hash of an address: linkable for anomaly checks, not reversible to the address."""
+        return hmac.new(self._hash_key, address.encode(), hashlib.sha256).hexdigest()[:32]

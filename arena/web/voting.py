@@ -1,0 +1,135 @@
+"""Matchup and vote routes, per-matchup image URLs, and the request guards around them (voter session,
+same-origin check on state-changing requests, rate limits per session and per client address)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session
+
+from arena.db.tables import ReferenceImage
+from arena.media import SERVED_MEDIA_TYPE, normalize_image
+from arena.voting.service import VoteError, Voter
+from arena.web.media import NO_STORE
+
+router = APIRouter(tags=["arena"])
+
+
+class MatchupRequest(BaseModel):
+    """Ask for the next matchup of a modality."""
+
+    model_config = ConfigDict(extra="forbid")
+    modality: Literal["text_to_image", "image_editing"] = "text_to_image"
+
+
+class VoteRequest(BaseModel):
+    """A vote on a served matchup."""
+
+    model_config = ConfigDict(extra="forbid")
+    matchup_id: str = Field(min_length=8, max_length=64)
+    choice: Literal["left", "right", "tie", "both_bad"]
+    nonce: str = Field(
+        default="", max_length=32, description="Proof-of-work nonce for the matchup's challenge."
+    )
+    website: str = Field(default="", max_length=200, description="Leave empty.")
+
+
+def same_origin(request: Request) -> None:
+    """Refuse state-changing requests that a browser marks as coming from another site."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in {"same-origin", "none"}:
+        raise HTTPException(403, "cross-origin requests are refused")
+    origin = request.headers.get("origin")
+    if origin is not None and origin != "null":
+        own = f"{request.url.scheme}://{request.headers.get('host', request.url.netloc)}"
+        if origin.rstrip("/") != own:
+            raise HTTPException(403, "cross-origin requests are refused")
+    elif origin == "null":
+        raise HTTPException(403, "cross-origin requests are refused")
+
+
+def _limit(request: Request, session_id: str | None) -> str:
+    state = request.app.state
+    address = state.sessions.client_address(request)
+    for limiter, key in ((state.address_limiter, address), (state.session_limiter, session_id)):
+        if key is None:
+            continue
+        wait = limiter.take(key)
+        if wait > 0:
+            raise HTTPException(
+                429, "too many requests; slow down", headers={"Retry-After": str(int(wait) + 1)}
+            )
+    return state.sessions.address_hash(address)
+
+
+def _raise(exc: VoteError) -> None:
+    raise HTTPException(exc.status, exc.message) from None
+
+
+@router.post("/api/v1/matchups", dependencies=[Depends(same_origin)])
+def new_matchup(body: MatchupRequest, request: Request, response: Response) -> dict:
+    """A blind matchup: prompt, hints, two image URLs (left/right random), and the vote's proof-of-work challenge."""
+    state = request.app.state
+    session_id = state.sessions.read(request) or state.sessions.issue(response, request)
+    client_hash = _limit(request, session_id)
+    rng = np.random.default_rng()
+    try:
+        payload = state.arena.serve_matchup(Voter(session_id, client_hash), body.modality, rng, state.clock())
+    except VoteError as exc:
+        _raise(exc)
+    response.headers["Cache-Control"] = "no-store"
+    return payload
+
+
+@router.post("/api/v1/votes", dependencies=[Depends(same_origin)])
+def vote(body: VoteRequest, request: Request, response: Response) -> dict:
+    """Record a vote on a matchup served to this session, then reveal both models."""
+    state = request.app.state
+    session_id = state.sessions.read(request)
+    if session_id is None:
+        raise HTTPException(403, "no voter session: load a matchup first")
+    client_hash = _limit(request, session_id)
+    try:
+        reveal = state.arena.cast_vote(
+            Voter(session_id, client_hash),
+            body.matchup_id,
+            body.choice,
+            state.clock(),
+            nonce=body.nonce,
+            honeypot=body.website,
+        )
+    except VoteError as exc:
+        _raise(exc)
+    response.headers["Cache-Control"] = "no-store"
+    return reveal
+
+
+@router.get("/img/{token}", include_in_schema=False)
+def matchup_image(token: str, request: Request) -> Response:
+    """One side of a matchup, for the session it was served to; anything else is a 404."""
+    state = request.app.state
+    media_id = state.arena.fetch_image(token, state.sessions.read(request), state.clock())
+    path = state.media.served_path(media_id) if media_id else None
+    if path is None:
+        raise HTTPException(404, "no such image")
+    return Response(path.read_bytes(), media_type=SERVED_MEDIA_TYPE, headers=NO_STORE)
+
+
+@router.get("/api/v1/matchups/{matchup_id}/reference", include_in_schema=False)
+def matchup_reference(matchup_id: str, request: Request) -> Response:
+    """The normalized reference image of an edit matchup (same for both sides)."""
+    state = request.app.state
+    ref_id = state.arena.reference_for(matchup_id, state.sessions.read(request))
+    if ref_id is None:
+        raise HTTPException(404, "no such image")
+    cache: dict[int, bytes] = state.reference_cache
+    if ref_id not in cache:
+        with Session(state.engine) as session:
+            ref = session.get(ReferenceImage, ref_id)
+            if ref is None:
+                raise HTTPException(404, "no such image")
+            cache[ref_id] = normalize_image((state.settings.media_dir / ref.path).read_bytes())
+    return Response(cache[ref_id], media_type=SERVED_MEDIA_TYPE, headers=NO_STORE)
