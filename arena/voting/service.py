@@ -203,6 +203,21 @@ class ArenaService:
             return None
         return row.reference_image_id
 
+    def peek_models(self, matchup_id: str) -> tuple[str, str]:
+        """(left model, right model) of a matchup. For simulated voters, which must know the truth to vote."""
+        with self.engine.connect() as conn:
+            m = conn.execute(
+                select(Matchup.left_output_id, Matchup.right_output_id).where(Matchup.id == matchup_id)
+            ).one()
+            slugs = dict(
+                conn.execute(
+                    select(Output.id, Output.model_slug).where(
+                        Output.id.in_([m.left_output_id, m.right_output_id])
+                    )  # type: ignore[attr-defined]
+                ).all()
+            )
+        return slugs[m.left_output_id], slugs[m.right_output_id]
+
     # -- votes ----------------------------------------------------------------------------------------------
     def cast_vote(
         self,

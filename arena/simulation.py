@@ -1,0 +1,136 @@
+"""Simulated voters with known true strengths, voting through the same service path as people do
+(matchmaking, image fetches, vote recording and the online filters), each vote marked `simulated`.
+
+Honest voters prefer image A over B with the Bradley-Terry probability of their models' true ratings and
+call a tie 10% of the time. Sybil voters (for the filter bench) push a target model: `target` votes for it
+whenever it appears and honestly otherwise; `every` also votes for the truly worse model in every other pair,
+to move every rating at once. Sybils share a few client addresses, as one attacker's sessions do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from arena.voting.service import ArenaService, Voter
+
+TIE_RATE = 0.10
+MEDIAN_SECONDS = 8.0
+
+
+@dataclass(frozen=True)
+class SybilCampaign:
+    """Rigged voting: `sessions` sybil sessions from `addresses` addresses cast `share` of all votes."""
+
+    target: str
+    sessions: int = 50
+    addresses: int = 5
+    share: float = 0.10
+    strategy: str = "target"  # target | every
+
+
+@dataclass
+class SimulationReport:
+    """What a simulation cast, by voter kind."""
+
+    votes: int = 0
+    honest_votes: int = 0
+    sybil_votes: int = 0
+    sessions: dict[str, str] = field(default_factory=dict)  # session id -> "honest" | "sybil"
+    end: datetime | None = None
+
+
+def load_truth(path: Path) -> dict[str, float]:
+    """A truth file: JSON object {model slug: true rating on the Elo-like scale}."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not all(isinstance(v, int | float) for v in data.values()):
+        raise ValueError(f"{path}: expected a JSON object of model slug -> rating")
+    return {str(k): float(v) for k, v in data.items()}
+
+
+def default_truth(slugs: list[str], seed: int) -> dict[str, float]:
+    """Reproducible true ratings: 1000 + N(0, 100) per model, seeded by the slug set and seed."""
+    rng = np.random.default_rng(
+        [seed, int(hashlib.sha256("|".join(sorted(slugs)).encode()).hexdigest()[:8], 16)]
+    )
+    return {slug: float(1000 + 100 * rng.standard_normal()) for slug in sorted(slugs)}
+
+
+def _p_left(truth: Mapping[str, float], left: str, right: str) -> float:
+    return 1.0 / (1.0 + 10 ** ((truth.get(right, 1000.0) - truth.get(left, 1000.0)) / 400.0))
+
+
+def _session(prefix: str, i: int, seed: int) -> str:
+    return hashlib.sha256(f"{prefix}:{seed}:{i}".encode()).hexdigest()[:32]
+
+
+def simulate(
+    service: ArenaService,
+    *,
+    votes: int,
+    voters: int,
+    truth: Mapping[str, float],
+    seed: int,
+    modality: str,
+    start: datetime,
+    campaign: SybilCampaign | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SimulationReport:
+    """Cast `votes` votes (sybil votes included when a campaign is given) and return what was cast."""
+    rng = np.random.default_rng(seed)
+    report = SimulationReport()
+    honest = [
+        Voter(_session("honest", i, seed), _session("addr", i, seed), "simulated") for i in range(voters)
+    ]
+    sybils: list[Voter] = []
+    if campaign is not None:
+        addresses = [_session("sybil-addr", i, seed) for i in range(campaign.addresses)]
+        sybils = [
+            Voter(_session("sybil", i, seed), addresses[i % len(addresses)], "simulated")
+            for i in range(campaign.sessions)
+        ]
+    report.sessions = {v.session_id: "honest" for v in honest} | {v.session_id: "sybil" for v in sybils}
+    now = start
+    for n in range(votes):
+        is_sybil = campaign is not None and rng.random() < campaign.share
+        voter = sybils[int(rng.integers(len(sybils)))] if is_sybil else honest[int(rng.integers(len(honest)))]
+        now = now + timedelta(seconds=float(rng.exponential(2.0)))
+        matchup = service.serve_matchup(voter, modality, rng, now)
+        for url in matchup["images"].values():
+            service.fetch_image(url.rsplit("/", 1)[1], voter.session_id, now)
+        left, right = service.peek_models(matchup["id"])
+        choice = _choose(rng, truth, left, right, campaign if is_sybil else None)
+        seconds = float(rng.lognormal(np.log(MEDIAN_SECONDS), 0.4))
+        service.cast_vote(voter, matchup["id"], choice, now + timedelta(seconds=seconds))
+        report.votes += 1
+        if is_sybil:
+            report.sybil_votes += 1
+        else:
+            report.honest_votes += 1
+        if progress is not None:
+            progress(n + 1)
+    report.end = now
+    return report
+
+
+def _choose(
+    rng: np.random.Generator,
+    truth: Mapping[str, float],
+    left: str,
+    right: str,
+    campaign: SybilCampaign | None,
+) -> str:
+    if campaign is not None:
+        if campaign.target in (left, right):
+            return "left" if left == campaign.target else "right"
+        if campaign.strategy == "every":
+            return "left" if truth.get(left, 1000.0) < truth.get(right, 1000.0) else "right"
+    if rng.random() < TIE_RATE:
+        return "tie" if rng.random() < 0.7 else "both_bad"
+    return "left" if rng.random() < _p_left(truth, left, right) else "right"
