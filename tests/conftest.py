@@ -204,5 +204,10 @@ def world(settings: Settings, initialized: Engine) -> Engine:
             ids.append(job.prompt_id)
     jobs = [j for j in jobs if j.prompt_id in keep[j.request.modality]]
     providers = {f"model-{i}": ColourProvider(i) for i in range(7)}
-    asyncio.run(Backfill(initialized, MediaStore(settings.media_dir), providers).run(jobs))
+    backfill = Backfill(initialized, MediaStore(settings.media_dir), providers)
+    # In a thread of its own: Playwright's sync API may already run an event loop in this one.
+    worker = threading.Thread(target=lambda: asyncio.run(backfill.run(jobs)))
+    worker.start()
+    worker.join()
+    assert backfill.report.generated == len(jobs)
     return initialized

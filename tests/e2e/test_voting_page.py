@@ -1,0 +1,75 @@
+"""Voting in a real browser: ten matchups by mouse and keyboard, reveal after each vote, phone layout."""
+
+import pytest
+from sqlmodel import Session, func, select
+
+from arena.db.tables import Vote
+
+pytestmark = pytest.mark.e2e
+
+
+def _ready(page):
+    page.wait_for_selector("button[data-choice=left]:not([disabled])", timeout=20_000)
+    assert (
+        page.locator("#reveal-left").inner_text() == "" and page.locator("#reveal-right").inner_text() == ""
+    )
+    assert page.locator("#img-left").evaluate("img => img.naturalWidth") == 1024
+
+
+def _revealed(page):
+    page.wait_for_selector("#arena.revealed", timeout=20_000)
+    left, right = page.locator("#reveal-left").inner_text(), page.locator("#reveal-right").inner_text()
+    assert left.startswith("Model ") and right.startswith("Model ") and left != right
+    return left, right
+
+
+def test_ten_votes_with_mouse_and_keyboard_each_reveal_the_models(page, live_world, world, tmp_path):
+    page.goto(live_world + "/")
+    for i, choice in enumerate(["left", "right", "tie", "both_bad", "left"]):
+        _ready(page)
+        page.click(f"button[data-choice={choice}]")
+        _revealed(page)
+        if i == 0:
+            page.screenshot(path=str(tmp_path / "arena.png"), full_page=True)
+            assert (tmp_path / "arena.png").stat().st_size > 20_000
+        page.click("#next")
+    for key in ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "2"]:
+        _ready(page)
+        page.keyboard.press(key)
+        _revealed(page)
+        page.keyboard.press("n")
+    _ready(page)
+    assert page.locator("#votes-count").inner_text() == "10"
+    with Session(world) as s:
+        votes = s.exec(select(Vote)).all()
+        assert s.exec(select(func.count()).select_from(Vote)).one() == 10
+    assert sorted({v.winner for v in votes}) == ["model_a", "model_b", "tie", "tie (bothbad)"]
+    assert all(v.images_fetched and v.source == "human" for v in votes)
+    assert page.external_requests == []
+
+
+def test_editing_tab_shows_the_reference_image_and_the_instruction(page, live_world, world):
+    page.goto(live_world + "/")
+    _ready(page)
+    page.click("[role=tab][data-modality=image_editing]")
+    page.wait_for_selector("#reference:not([hidden])", timeout=20_000)
+    _ready(page)
+    assert page.locator("#reference-img").evaluate("img => img.naturalWidth") == 1024
+    page.keyboard.press("ArrowLeft")
+    _revealed(page)
+
+
+def test_on_a_phone_the_images_stack_and_the_buttons_fit(browser, live_world, world):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(live_world + "/")
+        _ready(page)
+        left = page.locator("#side-left").bounding_box()
+        right = page.locator("#side-right").bounding_box()
+        assert right["y"] >= left["y"] + left["height"] - 1  # stacked, not side by side
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.tap("button[data-choice=right]")
+        _revealed(page)
+    finally:
+        context.close()
