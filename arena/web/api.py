@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel
 from sqlmodel import select
 
 from arena.db.migrate import current_revision
 from arena.db.tables import AuditEntry
 from arena.pool import coverage
+from arena.voting.pool import SHARE_WINDOW
 from arena.web.deps import OperatorDep, SessionDep, TaxonomyDep
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
@@ -79,6 +80,36 @@ def prompt_coverage(
         CellOut(use_case=c.use_case, capability=c.capability, active=c.active, retired=c.retired)
         for c in coverage(session, taxonomy, modality)
     ]
+
+
+@router.get("/admin/sampling")
+def sampling_audit(
+    request: Request, _actor: OperatorDep, taxonomy: TaxonomyDep, modality: str = "text_to_image"
+) -> dict[str, Any]:
+    """Per-model share of recent matchups (fairness audit), the cap, and what matchmaking knows of each model."""
+    if not taxonomy.has("modality", modality):
+        raise HTTPException(404, f"unknown modality '{modality}'")
+    pool = request.app.state.pool.load(modality)
+    settings = request.app.state.settings
+    return {
+        "modality": modality,
+        "window": SHARE_WINDOW,
+        "max_share": settings.max_model_share,
+        "new_model_half_width": settings.new_model_half_width,
+        "models": [
+            {
+                "model": slug,
+                "share": round(pool.shares.get(slug, 0.0), 4),
+                "capped": pool.shares.get(slug, 0.0) > settings.max_model_share,
+                "rating": pool.standings[slug].rating if slug in pool.standings else None,
+                "half_width": pool.standings[slug].half_width if slug in pool.standings else None,
+                "prompts_with_output": sum(
+                    1 for outs in pool.outputs.values() if any(o.model_slug == slug for o in outs)
+                ),
+            }
+            for slug in sorted(pool.models)
+        ],
+    }
 
 
 @router.get("/admin/audit")
