@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from arena import audit
 from arena.db.tables import Model, utcnow
+from arena.providers import validate_params
 
 ADAPTERS = ("sandbox", "openai", "openai_compatible", "submit_poll")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -69,6 +70,11 @@ def parse_registry(text: str, *, origin: str = "models.toml") -> list[ModelEntry
             err = exc.errors()[0]
             loc = ".".join(str(p) for p in err["loc"]) or "entry"
             raise RegistryError(f"{origin}: model {name}: field '{loc}': {err['msg']}") from exc
+    for entry in entries:
+        try:
+            validate_params(entry.adapter, entry.params)
+        except ValueError as exc:
+            raise RegistryError(f"{origin}: model {entry.slug}: {exc}") from exc
     slugs = [e.slug for e in entries]
     dupes = sorted({s for s in slugs if slugs.count(s) > 1})
     if dupes:

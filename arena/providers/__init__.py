@@ -1,0 +1,93 @@
+"""Provider adapters behind one protocol: the OpenAI Images API (and compatible servers), submit-and-poll
+queue APIs, and the local sandbox models. `build_provider` is the one place an adapter is chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+from arena.providers import openai_images, sandbox, submit_poll
+from arena.providers.base import (
+    DEFAULT_SEED,
+    BadResponse,
+    ContentRefused,
+    GenerationRequest,
+    GenerationResult,
+    Provider,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    ServerError,
+    Timing,
+)
+from arena.providers.http_common import MissingApiKey
+from arena.providers.params import PARAMS_BY_ADAPTER, parse_params
+
+__all__ = [
+    "ADAPTERS",
+    "BadResponse",
+    "ContentRefused",
+    "GenerationRequest",
+    "GenerationResult",
+    "MissingApiKey",
+    "Provider",
+    "ProviderError",
+    "ProviderTimeout",
+    "RateLimited",
+    "ServerError",
+    "Timing",
+    "build_provider",
+    "describe_defaults",
+    "validate_params",
+]
+
+ADAPTERS = tuple(PARAMS_BY_ADAPTER)
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def validate_params(adapter: str, params: dict[str, Any]) -> None:
+    """Raise ValueError("field 'params.xyz': reason") when `params` do not suit `adapter`."""
+    parse_params(adapter, params)
+
+
+def build_provider(
+    adapter: str,
+    params: dict[str, Any],
+    *,
+    slug: str,
+    http_client: httpx.AsyncClient | None = None,
+    sleep: Sleep | None = None,
+) -> Provider:
+    """The provider for one registry entry; ValueError("field 'params.xyz': reason") on bad params.
+
+    A passed `http_client` stays the caller's to close (the OpenAI adapter adds its first-byte response hook
+    to it, a no-op outside its own calls). `sleep` replaces asyncio.sleep for the sandbox's simulated latency
+    and the queue adapter's polling.
+    """
+    parsed = parse_params(adapter, params)
+    if adapter in ("openai", "openai_compatible"):
+        return openai_images.OpenAIImagesProvider(parsed, slug=slug, http_client=http_client)
+    if adapter == "submit_poll":
+        return submit_poll.SubmitPollProvider(parsed, slug=slug, http_client=http_client, sleep=sleep)
+    return sandbox.SandboxProvider(parsed, slug=slug, sleep=sleep)
+
+
+def describe_defaults(
+    adapter: str, params: dict[str, Any], *, modality: str = "text_to_image", slug: str = ""
+) -> dict[str, Any]:
+    """The generation parameters a default request sends (seed 42, 1:1, batch of one), prompt left out."""
+    parsed = parse_params(adapter, params)
+    request = GenerationRequest(prompt="", modality=modality, seed=DEFAULT_SEED)
+    if adapter in ("openai", "openai_compatible"):
+        kwargs, extra = openai_images.request_body(parsed, request)
+        described = {**kwargs, **extra}
+    elif adapter == "submit_poll":
+        described = submit_poll.request_body(parsed, request)
+    else:
+        described = sandbox.request_params(parsed, slug, request)
+    described.pop("prompt", None)
+    described.pop(getattr(parsed, "prompt_field", "prompt"), None)
+    return described

@@ -1,0 +1,222 @@
+"""What the HTTP adapters share: API keys from the environment, typed errors from statuses, timed fetches,
+image checks and the methodology's size choice.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import io
+import json
+import os
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from PIL import Image, UnidentifiedImageError
+
+from arena.providers.base import (
+    BadResponse,
+    ContentRefused,
+    GenerationRequest,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    ServerError,
+)
+from arena.providers.params import parse_size
+
+REFUSAL_CODES = frozenset({"content_policy_violation", "moderation_blocked", "content_filter"})
+REFUSAL_WORDS = ("safety", "moderat", "nsfw", "content policy", "content_policy")
+
+
+class MissingApiKey(ProviderError):
+    """The environment variable named by `params.api_key_env` is not set: a configuration error, not retried."""
+
+
+def api_key_from_env(name: str | None) -> str | None:
+    """The API key in environment variable `name`; None when no key is configured for this model."""
+    if not name:
+        return None
+    value = os.environ.get(name, "").strip()
+    if not value:
+        raise MissingApiKey(
+            f"environment variable {name} is not set (params.api_key_env); export the API key"
+        )
+    return value
+
+
+def pick_size(sizes: list[str], request: GenerationRequest) -> tuple[int, int]:
+    """The methodology's size: the largest supported square; with `extra["resolution"] == "requested"`
+    (timing runs) the smallest supported square at least as large as the request, else the largest.
+    """
+    squares = sorted((parse_size(s) for s in sizes if parse_size(s)[0] == parse_size(s)[1]), reverse=True)
+    if request.extra.get("resolution") == "requested":
+        big_enough = [s for s in squares if s[0] * s[1] >= request.width * request.height]
+        if big_enough:
+            return big_enough[-1]
+    return squares[0]
+
+
+def retry_after_seconds(headers: httpx.Headers) -> float | None:
+    """Retry-After (seconds or an HTTP date) or retry-after-ms, as seconds; None when absent or unreadable."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_details(body: bytes) -> tuple[str | None, str]:
+    """(code, message) from an error body such as {"error": {"code": ..., "message": ...}}."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None, body[:300].decode("utf-8", "replace")
+    error = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(error, dict):
+        code = error.get("code") or error.get("type")
+        message = error.get("message") or error.get("detail") or json.dumps(error)[:300]
+        return (str(code) if code else None), str(message)
+    return None, str(error)[:300]
+
+
+def error_for_status(status: int, headers: httpx.Headers, body: bytes, *, what: str) -> ProviderError:
+    """The typed error for an HTTP error status: 429, 5xx, a content refusal, or another 4xx."""
+    code, message = _error_details(body)
+    text = f"{what}: HTTP {status}" + (f" ({code})" if code else "") + f": {message}"
+    if status == 429:
+        return RateLimited(text, retry_after=retry_after_seconds(headers))
+    if status == 408:
+        return ProviderTimeout(text)
+    if status >= 500:
+        return ServerError(text, retry_after=retry_after_seconds(headers))
+    if code in REFUSAL_CODES or (status == 400 and is_refusal(message)):
+        return ContentRefused(text)
+    return BadResponse(text)
+
+
+def is_refusal(reason: str) -> bool:
+    """Whether a failure reason reads as a safety / moderation refusal."""
+    lowered = reason.lower()
+    return any(word in lowered for word in REFUSAL_WORDS)
+
+
+@dataclass
+class FirstByte:
+    """Filled by the client's response hook with perf_counter() when the first response headers arrive."""
+
+    at: float | None = None
+
+
+CURRENT_CALL: ContextVar[FirstByte | None] = ContextVar("arena_provider_first_byte", default=None)
+
+
+async def stamp_first_byte(response: httpx.Response) -> None:
+    """httpx response hook: runs when headers arrive, before the body is read."""
+    call = CURRENT_CALL.get()
+    if call is not None and call.at is None:
+        call.at = time.perf_counter()
+
+
+def install_first_byte_hook(client: httpx.AsyncClient) -> None:
+    """Add the first-byte hook to a client once; it only records inside a call that set CURRENT_CALL."""
+    hooks = client.event_hooks
+    if stamp_first_byte not in hooks["response"]:
+        client.event_hooks = {**hooks, "response": [*hooks["response"], stamp_first_byte]}
+
+
+async def fetch(
+    client: httpx.AsyncClient, method: str, url: str, *, what: str, **kwargs: Any
+) -> tuple[httpx.Response, float]:
+    """One request read to the end: (response, perf_counter() when its headers arrived).
+
+    Timeouts -> ProviderTimeout; no connection -> ServerError; a body cut short after the headers ->
+    BadResponse; an error status -> `error_for_status`.
+    """
+    request = client.build_request(method, url, **kwargs)
+    try:
+        response = await client.send(request, stream=True)
+    except httpx.TimeoutException as exc:
+        raise ProviderTimeout(f"{what}: timed out ({type(exc).__name__})") from exc
+    except httpx.HTTPError as exc:
+        raise ServerError(f"{what}: connection failed ({type(exc).__name__}: {exc})") from exc
+    headers_at = time.perf_counter()
+    try:
+        await response.aread()
+    except httpx.TimeoutException as exc:
+        raise ProviderTimeout(f"{what}: timed out reading the body") from exc
+    except httpx.HTTPError as exc:
+        raise BadResponse(f"{what}: truncated body ({type(exc).__name__}: {exc})") from exc
+    finally:
+        await response.aclose()
+    if response.status_code >= 400:
+        raise error_for_status(response.status_code, response.headers, response.content, what=what)
+    return response, headers_at
+
+
+def json_object(body: bytes, *, what: str) -> dict[str, Any]:
+    """The body as a JSON object, or BadResponse."""
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise BadResponse(f"{what}: malformed JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise BadResponse(f"{what}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def dotted(data: Any, path: str) -> Any:
+    """data["a"]["b"][0] for path "a.b.0"; None when any step is missing."""
+    for part in path.split("."):
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        else:
+            return None
+    return data
+
+
+def check_image(data: bytes, *, what: str) -> tuple[str, int, int]:
+    """(format, width, height) of bytes that fully decode as an image, else BadResponse."""
+    if not data:
+        raise BadResponse(f"{what}: empty image")
+    try:
+        with Image.open(io.BytesIO(data)) as probe:
+            probe.verify()
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            return str(image.format), image.width, image.height
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        detail = "unidentified format" if isinstance(exc, UnidentifiedImageError) else str(exc)
+        raise BadResponse(f"{what}: the bytes are not a readable image ({detail})") from exc
+
+
+def image_mime(data: bytes) -> str:
+    """The MIME type of image bytes, for multipart uploads (PNG when unknown)."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return Image.MIME.get(str(image.format), "image/png")
+    except (UnidentifiedImageError, OSError):
+        return "image/png"
+
+
+def describe_bytes(data: bytes) -> dict[str, Any]:
+    """How sent_params records an uploaded file: its size and hash, not its bytes."""
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}

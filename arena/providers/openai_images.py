@@ -1,0 +1,195 @@
+"""The OpenAI Images API (generations and edits) through the `openai` SDK; also any OpenAI-compatible server.
+
+The SDK never retries (the backfill owns retries) and we read the raw response ourselves, so malformed JSON,
+missing data, truncated bodies and undecodable images become typed errors instead of SDK surprises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import io
+import time
+from typing import Any
+
+import httpx
+import openai
+from PIL import Image
+
+from arena.providers.base import (
+    BadResponse,
+    GenerationRequest,
+    GenerationResult,
+    ProviderTimeout,
+    ServerError,
+    Timing,
+)
+from arena.providers.http_common import (
+    CURRENT_CALL,
+    FirstByte,
+    api_key_from_env,
+    check_image,
+    describe_bytes,
+    error_for_status,
+    fetch,
+    image_mime,
+    install_first_byte_hook,
+    json_object,
+    pick_size,
+)
+from arena.providers.params import OpenAIParams
+
+NO_KEY = "not-needed"  # the SDK insists on a key; a keyless OpenAI-compatible server ignores it
+
+
+def request_body(params: OpenAIParams, request: GenerationRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(SDK keyword arguments, extra_body) for one request; together they are exactly what is sent."""
+    width, height = pick_size(params.sizes, request)
+    kwargs: dict[str, Any] = {
+        "model": params.model,
+        "prompt": request.prompt,
+        "size": f"{width}x{height}",
+        "n": 1,
+    }
+    if params.response_format is not None:
+        kwargs["response_format"] = params.response_format
+    extra = dict(params.defaults)
+    if params.supports_seed and request.seed is not None:
+        extra["seed"] = request.seed
+    return kwargs, extra
+
+
+def mask_from_region(reference: bytes, region: tuple[float, float, float, float]) -> bytes:
+    """An OpenAI edit mask: the reference's size, transparent (editable) inside the region, opaque outside."""
+    with Image.open(io.BytesIO(reference)) as image:
+        width, height = image.size
+    mask = Image.new("RGBA", (width, height), (0, 0, 0, 255))
+    x0, y0, x1, y1 = region
+    box = (int(x0 * width), int(y0 * height), max(int(x0 * width) + 1, round(x1 * width)), round(y1 * height))
+    mask.paste((0, 0, 0, 0), box)
+    out = io.BytesIO()
+    mask.save(out, "PNG")
+    return out.getvalue()
+
+
+class OpenAIImagesProvider:
+    """One model behind `/images/generations` and `/images/edits`."""
+
+    def __init__(
+        self, params: OpenAIParams, *, slug: str, http_client: httpx.AsyncClient | None = None
+    ) -> None:
+        self.params = params
+        self.slug = slug
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(
+            timeout=httpx.Timeout(params.timeout_s, connect=min(params.timeout_s, 15.0))
+        )
+        install_first_byte_hook(self._http)
+        self._sdk: openai.AsyncOpenAI | None = None
+
+    def _client(self) -> openai.AsyncOpenAI:
+        """The SDK client, made on first use so a missing key fails the call, not the whole registry."""
+        if self._sdk is None:
+            key = api_key_from_env(self.params.api_key_env) or NO_KEY
+            self._sdk = openai.AsyncOpenAI(
+                api_key=key,
+                base_url=self.params.base_url,
+                max_retries=0,
+                timeout=self.params.timeout_s,
+                http_client=self._http,
+            )
+        return self._sdk
+
+    async def warm_up(self) -> None:
+        """Check the key and open a pooled connection (GET /models); its failures are left to real calls."""
+        client = self._client()
+        with contextlib.suppress(openai.OpenAIError):
+            await client.models.list()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this provider made it (a client passed in belongs to the caller)."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def generate(self, request: GenerationRequest) -> GenerationResult:
+        """One image: POST, parse, maybe download the URL; timed from just before sending to the last byte."""
+        client = self._client()
+        kwargs, extra = request_body(self.params, request)
+        sent: dict[str, Any] = {**kwargs, **extra}
+        files: dict[str, Any] = {}
+        if request.modality == "image_editing" or request.reference_image is not None:
+            if request.reference_image is None:
+                raise BadResponse("an image_editing request needs request.reference_image")
+            mask = request.mask
+            if mask is None and request.edit_region is not None and self.params.region_as_mask:
+                mask = mask_from_region(request.reference_image, request.edit_region)
+            mime = image_mime(request.reference_image)
+            files["image"] = (f"reference.{mime.split('/')[-1]}", request.reference_image, mime)
+            sent["image"] = describe_bytes(request.reference_image)
+            if mask is not None:
+                files["mask"] = ("mask.png", mask, "image/png")
+                sent["mask"] = describe_bytes(mask)
+        sent["endpoint"] = "images.edit" if files else "images.generate"
+        call = FirstByte()
+        token = CURRENT_CALL.set(call)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.params.timeout_s):
+                if files:
+                    raw = await client.images.with_raw_response.edit(**kwargs, **files, extra_body=extra)
+                else:
+                    raw = await client.images.with_raw_response.generate(**kwargs, extra_body=extra)
+                payload = json_object(raw.http_response.content, what="images response")
+                image, delivery = await self._image_from(payload)
+                last_byte = time.perf_counter()
+        except TimeoutError as exc:
+            raise ProviderTimeout(f"no image within {self.params.timeout_s:g} s") from exc
+        except openai.APITimeoutError as exc:
+            raise ProviderTimeout(f"images API timed out: {exc}") from exc
+        except openai.APIStatusError as exc:
+            response = exc.response
+            raise error_for_status(
+                response.status_code, response.headers, response.content, what="images API"
+            ) from exc
+        except openai.APIConnectionError as exc:
+            if call.at is not None:  # headers arrived, then the connection broke: a cut-off body
+                raise BadResponse(f"images API: truncated body ({exc.__cause__ or exc})") from exc
+            raise ServerError(f"images API: connection failed ({exc.__cause__ or exc})") from exc
+        except openai.OpenAIError as exc:
+            raise BadResponse(f"images API: {exc}") from exc
+        finally:
+            CURRENT_CALL.reset(token)
+        check_image(image, what="images response")
+        metadata = _strip_payload(payload)
+        metadata["delivery"] = delivery
+        return GenerationResult(image, Timing(started, call.at, last_byte), sent, metadata)
+
+    async def _image_from(self, payload: dict[str, Any]) -> tuple[bytes, str]:
+        """The image bytes of the first `data` item: decoded b64_json, or downloaded from its url."""
+        data = payload.get("data")
+        if not isinstance(data, list) or not data or not isinstance(data[0], dict):
+            raise BadResponse("images response: no 'data' items")
+        item = data[0]
+        if isinstance(item.get("b64_json"), str):
+            try:
+                return base64.b64decode(item["b64_json"], validate=True), "b64_json"
+            except (binascii.Error, ValueError) as exc:
+                raise BadResponse(f"images response: b64_json does not decode ({exc})") from exc
+        if isinstance(item.get("url"), str):
+            response, _ = await fetch(self._http, "GET", item["url"], what="image download")
+            return response.content, "url"
+        raise BadResponse("images response: the data item has neither b64_json nor url")
+
+
+def _strip_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """The response JSON without the image itself (each b64_json replaced by its length)."""
+    items = []
+    for item in payload.get("data") or []:
+        if isinstance(item, dict) and "b64_json" in item:
+            b64 = item["b64_json"]
+            item = {k: v for k, v in item.items() if k != "b64_json"}
+            item["b64_json_chars"] = len(b64) if isinstance(b64, str) else None
+        items.append(item)
+    return {**payload, "data": items}

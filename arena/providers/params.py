@@ -1,0 +1,206 @@
+"""The `params` table of each adapter family, validated so a bad models.toml entry is refused with field and reason.
+
+Every model is `extra="forbid"`: a misspelt key is an error, not a silently ignored default.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+SIZE = re.compile(r"^([1-9][0-9]{1,4})x([1-9][0-9]{1,4})$")
+HTTP_URL = re.compile(r"^https?://[^\s/]+")
+RESERVED_OPENAI = frozenset({"prompt", "model", "size", "n", "image", "mask", "seed", "response_format"})
+PALETTE_NAMES = ("aurora", "ember", "ocean", "forest", "dusk", "mono", "candy", "sepia")
+HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+MODEL_CHECK = re.compile(r"^([a-z_0-9]+): ")
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def parse_size(size: str) -> tuple[int, int]:
+    """'1536x1024' -> (1536, 1024)."""
+    width, height = size.split("x")
+    return int(width), int(height)
+
+
+def _check_sizes(value: list[str]) -> list[str]:
+    if not value:
+        raise ValueError("must list at least one size such as '1024x1024'")
+    for size in value:
+        if not SIZE.match(size):
+            raise ValueError(f"'{size}' is not WIDTHxHEIGHT, e.g. '1024x1024'")
+    if not any(w == h for w, h in (parse_size(s) for s in value)):
+        raise ValueError("must include a square size (the methodology generates at 1:1)")
+    return value
+
+
+def _check_url(value: str) -> str:
+    if not HTTP_URL.match(value):
+        raise ValueError("must be an http:// or https:// URL")
+    return value
+
+
+Sizes = Annotated[list[str], AfterValidator(_check_sizes)]
+Url = Annotated[str, AfterValidator(_check_url)]
+
+
+class OpenAIParams(_Params):
+    """Adapters `openai` and `openai_compatible`: the OpenAI Images API through the `openai` SDK."""
+
+    model: str = Field(min_length=1)
+    api_key_env: str = Field(default="OPENAI_API_KEY", pattern=r"^([A-Za-z_][A-Za-z0-9_]*)?$")
+    base_url: Url | None = None
+    sizes: Sizes = Field(default_factory=lambda: ["1024x1024"])
+    supports_seed: bool = False
+    response_format: Literal["b64_json", "url"] | None = None
+    region_as_mask: bool = False
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    timeout_s: float = Field(default=180.0, gt=0, le=3600)
+
+    @field_validator("defaults")
+    @classmethod
+    def _defaults(cls, value: dict[str, Any]) -> dict[str, Any]:
+        clash = sorted(RESERVED_OPENAI & set(value))
+        if clash:
+            raise ValueError(f"'{clash[0]}' is set by the adapter, not in defaults")
+        return value
+
+
+class SubmitPollParams(_Params):
+    """Adapter `submit_poll`: a queue API (submit a job, poll its status, download the result)."""
+
+    submit_url: Url
+    status_url: Url | None = None
+    status_url_field: str | None = None
+    result_json_url_field: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    auth_header: str = Field(default="Authorization", min_length=1)
+    auth_prefix: str = "Bearer "
+    auth_on_download: bool = False
+    prompt_field: str = "prompt"
+    width_field: str = "width"
+    height_field: str = "height"
+    size_field: str | None = None
+    seed_field: str = "seed"
+    image_field: str = "image"
+    mask_field: str = "mask"
+    supports_seed: bool = True
+    sizes: Sizes | None = None
+    id_field: str = "id"
+    status_field: str = "status"
+    done_values: list[str] = Field(default_factory=lambda: ["completed", "succeeded", "ready"], min_length=1)
+    failed_values: list[str] = Field(
+        default_factory=lambda: ["failed", "error", "canceled", "cancelled"], min_length=1
+    )
+    error_field: str = "error"
+    result_url_field: str = "result.url"
+    result_b64_field: str | None = None
+    poll_interval_ms: int = Field(default=100, ge=1, le=60_000)
+    timeout_s: float = Field(default=300.0, gt=0, le=3600)
+    defaults: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("status_url")
+    @classmethod
+    def _status_url(cls, value: str | None) -> str | None:
+        if value is not None and "{id}" not in value:
+            raise ValueError("must contain '{id}' where the job id goes")
+        return value
+
+    @model_validator(mode="after")
+    def _poll_target(self) -> SubmitPollParams:
+        if self.status_url is None and self.status_url_field is None:
+            raise ValueError("status_url: set status_url (a template with {id}) or status_url_field")
+        return self
+
+
+class LatencyProfile(_Params):
+    """Simulated latency: lognormal with this median, spread given by p95 or by sigma (default 0.3)."""
+
+    median: float = Field(ge=0, le=600_000)
+    p95: float | None = Field(default=None, ge=0, le=600_000)
+    sigma: float | None = Field(default=None, ge=0, le=3)
+
+    @model_validator(mode="after")
+    def _spread(self) -> LatencyProfile:
+        if self.p95 is not None and self.sigma is not None:
+            raise ValueError("p95: give p95 or sigma, not both")
+        if self.p95 is not None and self.p95 < self.median:
+            raise ValueError("p95: must be at least the median")
+        return self
+
+
+class SandboxParams(_Params):
+    """Adapter `sandbox`: a local, deterministic stand-in model (no network)."""
+
+    variant: str | None = Field(default=None, min_length=1, max_length=64)
+    palette: str | list[str] = "ocean"
+    composition: Literal["orbs", "bands", "grid", "waves", "rays"] = "orbs"
+    native_size: int = Field(default=1024, ge=256, le=2048)
+    quality: float = Field(default=0.8, ge=0, le=1)
+    text_fidelity: Literal["exact", "typos", "drops"] = "exact"
+    typo_rate: float = Field(default=0.2, ge=0, le=1)
+    drop_rate: float = Field(default=0.34, ge=0, le=1)
+    edit_style: Literal["overlay", "recolour", "patch", "text"] = "overlay"
+    global_style: Literal["warm", "cool", "sepia", "posterize", "soften", "vivid"] = "warm"
+    edit_spill: float = Field(default=0.0, ge=0, le=0.2)
+    latency_ms: LatencyProfile = Field(default_factory=lambda: LatencyProfile(median=1000, sigma=0.3))
+
+    @field_validator("palette")
+    @classmethod
+    def _palette(cls, value: str | list[str]) -> str | list[str]:
+        if isinstance(value, str):
+            if value not in PALETTE_NAMES:
+                raise ValueError(
+                    f"unknown palette '{value}'; one of {', '.join(PALETTE_NAMES)} or hex colours"
+                )
+            return value
+        if not 2 <= len(value) <= 8 or not all(HEX_COLOUR.match(c) for c in value):
+            raise ValueError("a custom palette is 2 to 8 colours written '#rrggbb'")
+        return value
+
+
+PARAMS_BY_ADAPTER: dict[str, type[_Params]] = {
+    "openai": OpenAIParams,
+    "openai_compatible": OpenAIParams,
+    "submit_poll": SubmitPollParams,
+    "sandbox": SandboxParams,
+}
+
+
+def parse_params(adapter: str, params: dict[str, Any]) -> Any:
+    """The typed params of `adapter`; ValueError("field 'params.xyz': reason") when they are invalid."""
+    kind = PARAMS_BY_ADAPTER.get(adapter)
+    if kind is None:
+        raise ValueError(
+            f"field 'adapter': unknown adapter '{adapter}'; one of {', '.join(PARAMS_BY_ADAPTER)}"
+        )
+    try:
+        parsed = kind.model_validate(params)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in ("params", *err["loc"]))
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "missing":
+            message = "required"
+        elif err["type"] == "extra_forbidden":
+            message = f"unknown parameter for adapter '{adapter}'"
+        named = MODEL_CHECK.match(message) if err["type"] == "value_error" else None
+        if named:  # a check across fields names the field it blames first: "p95: must be ..."
+            loc, message = f"{loc}.{named[1]}", message[named.end() :]
+        raise ValueError(f"field '{loc}': {message}") from None
+    if adapter == "openai_compatible" and parsed.base_url is None:
+        raise ValueError("field 'params.base_url': required for adapter 'openai_compatible'")
+    return parsed

@@ -1,0 +1,222 @@
+"""A generic queue API: submit a job, poll its status every 100 ms (the methodology's cadence), download the
+result. The measured time runs from the submit request to the last byte of the image.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import time
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+from arena.providers.base import (
+    BadResponse,
+    ContentRefused,
+    GenerationRequest,
+    GenerationResult,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    ServerError,
+    Timing,
+)
+from arena.providers.http_common import (
+    api_key_from_env,
+    check_image,
+    describe_bytes,
+    dotted,
+    fetch,
+    is_refusal,
+    json_object,
+    pick_size,
+)
+from arena.providers.params import SubmitPollParams
+
+Sleep = Callable[[float], Awaitable[None]]
+POLL_ERROR_BUDGET = 3  # consecutive failed polls tolerated before the job is given up
+
+
+def request_body(params: SubmitPollParams, request: GenerationRequest) -> dict[str, Any]:
+    """The JSON submitted for one request, with field names from params (images as base64)."""
+    width, height = (
+        pick_size(params.sizes, request) if params.sizes is not None else (request.width, request.height)
+    )
+    body: dict[str, Any] = {params.prompt_field: request.prompt}
+    if params.size_field is not None:
+        body[params.size_field] = {"width": width, "height": height}
+    else:
+        body[params.width_field] = width
+        body[params.height_field] = height
+    if params.supports_seed and request.seed is not None:
+        body[params.seed_field] = request.seed
+    if request.reference_image is not None:
+        body[params.image_field] = base64.b64encode(request.reference_image).decode("ascii")
+    if request.mask is not None:
+        body[params.mask_field] = base64.b64encode(request.mask).decode("ascii")
+    return {**params.defaults, **body}
+
+
+def _sent_params(
+    params: SubmitPollParams, body: dict[str, Any], request: GenerationRequest
+) -> dict[str, Any]:
+    """The submitted body as recorded: uploaded images by size and hash, not by content."""
+    sent = dict(body)
+    if request.reference_image is not None:
+        sent[params.image_field] = describe_bytes(request.reference_image)
+    if request.mask is not None:
+        sent[params.mask_field] = describe_bytes(request.mask)
+    return sent
+
+
+def _without(data: dict[str, Any], path: str | None) -> dict[str, Any]:
+    """A copy of `data` without the (possibly nested) key at `path`, so metadata never holds image bytes."""
+    if not path:
+        return data
+    head, _, rest = path.partition(".")
+    if head not in data:
+        return data
+    if not rest:
+        return {k: v for k, v in data.items() if k != head}
+    inner = data[head]
+    return {**data, head: _without(inner, rest)} if isinstance(inner, dict) else data
+
+
+class SubmitPollProvider:
+    """One model behind a submit-and-poll queue API."""
+
+    def __init__(
+        self,
+        params: SubmitPollParams,
+        *,
+        slug: str,
+        http_client: httpx.AsyncClient | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self.params = params
+        self.slug = slug
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(
+            timeout=httpx.Timeout(min(params.timeout_s, 60.0), connect=min(params.timeout_s, 15.0))
+        )
+        self._sleep = sleep or asyncio.sleep
+
+    def _headers(self) -> dict[str, str]:
+        key = api_key_from_env(self.params.api_key_env)
+        return {} if key is None else {self.params.auth_header: f"{self.params.auth_prefix}{key}"}
+
+    async def warm_up(self) -> None:
+        """Check the key is set; queue APIs have no cheap authenticated no-op to pre-open a connection with."""
+        self._headers()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this provider made it."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def generate(self, request: GenerationRequest) -> GenerationResult:
+        """Submit, poll until done or failed, fetch the image; every HTTP failure becomes a typed error."""
+        p = self.params
+        headers = self._headers()
+        body = request_body(p, request)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(p.timeout_s):
+                response, _ = await fetch(
+                    self._http, "POST", p.submit_url, json=body, headers=headers, what="submit"
+                )
+                job = json_object(response.content, what="submit response")
+                status_url = self._status_url(job)
+                state, polls, polled_at = await self._poll(status_url, headers)
+                if p.result_json_url_field is not None:
+                    result_url = dotted(job, p.result_json_url_field)
+                    if not isinstance(result_url, str):
+                        raise BadResponse(f"submit response: no result URL at '{p.result_json_url_field}'")
+                    response, polled_at = await fetch(
+                        self._http, "GET", result_url, headers=headers, what="result"
+                    )
+                    state = json_object(response.content, what="result response")
+                image, first_byte, delivery = await self._image(state, polled_at, headers)
+                last_byte = time.perf_counter()
+        except TimeoutError as exc:
+            raise ProviderTimeout(f"no image within {p.timeout_s:g} s of submitting") from exc
+        check_image(image, what="result")
+        metadata = {
+            "job": job,
+            "final": _without(state, p.result_b64_field),
+            "polls": polls,
+            "delivery": delivery,
+        }
+        return GenerationResult(
+            image, Timing(started, first_byte, last_byte), _sent_params(p, body, request), metadata
+        )
+
+    def _status_url(self, job: dict[str, Any]) -> str:
+        """Where to poll: the URL the submit response named, or the template filled with the job id."""
+        p = self.params
+        if p.status_url_field is not None:
+            url = dotted(job, p.status_url_field)
+            if isinstance(url, str) and url:
+                return url
+        job_id = dotted(job, p.id_field)
+        if job_id is None or job_id == "" or p.status_url is None:
+            raise BadResponse(f"submit response: no job id at '{p.id_field}'")
+        return p.status_url.replace("{id}", urllib.parse.quote(str(job_id), safe=""))
+
+    async def _poll(self, url: str, headers: dict[str, str]) -> tuple[dict[str, Any], int, float]:
+        """Poll every poll_interval_ms (start to start) until a done status: (state, polls, headers time)."""
+        p = self.params
+        done = {v.lower() for v in p.done_values}
+        failed = {v.lower() for v in p.failed_values}
+        polls = errors = 0
+        while True:
+            began = time.perf_counter()
+            polls += 1
+            try:
+                response, headers_at = await fetch(self._http, "GET", url, headers=headers, what="status")
+                errors = 0
+            except (ServerError, RateLimited) as exc:
+                errors += 1
+                if errors >= POLL_ERROR_BUDGET:
+                    raise
+                wait = exc.retry_after or p.poll_interval_ms / 1000
+                await self._sleep(wait)
+                continue
+            state = json_object(response.content, what="status response")
+            status = dotted(state, p.status_field)
+            if status is None:
+                raise BadResponse(f"status response: no status at '{p.status_field}'")
+            if str(status).lower() in done:
+                return state, polls, headers_at
+            if str(status).lower() in failed:
+                raise _job_failure(str(status), dotted(state, p.error_field))
+            await self._sleep(max(0.0, p.poll_interval_ms / 1000 - (time.perf_counter() - began)))
+
+    async def _image(
+        self, state: dict[str, Any], polled_at: float, headers: dict[str, str]
+    ) -> tuple[bytes, float, str]:
+        """(bytes, first-byte time, delivery): inline base64 when configured and present, else the URL download."""
+        p = self.params
+        if p.result_b64_field is not None:
+            inline = dotted(state, p.result_b64_field)
+            if isinstance(inline, str):
+                try:
+                    return base64.b64decode(inline, validate=True), polled_at, "b64"
+                except (binascii.Error, ValueError) as exc:
+                    raise BadResponse(f"result: base64 does not decode ({exc})") from exc
+        url = dotted(state, p.result_url_field)
+        if not isinstance(url, str) or not url:
+            raise BadResponse(f"status response: no result URL at '{p.result_url_field}'")
+        extra = headers if p.auth_on_download else {}
+        response, first_byte = await fetch(self._http, "GET", url, headers=extra, what="image download")
+        return response.content, first_byte, "url"
+
+
+def _job_failure(status: str, reason: Any) -> ProviderError:
+    """A failed job: a refusal when the status or reason speaks of safety / moderation, else a server error."""
+    text = f"job {status}" + (f": {reason}" if reason else "")
+    return ContentRefused(text) if is_refusal(f"{status} {reason or ''}") else ServerError(text)

@@ -1,0 +1,129 @@
+"""Adapter params are refused with field and reason; the size choice and Retry-After parsing follow the rules."""
+
+import email.utils
+import time
+
+import httpx
+import pytest
+
+from arena.providers import GenerationRequest, describe_defaults, validate_params
+from arena.providers.base import BadResponse, ContentRefused, ProviderTimeout, RateLimited, ServerError
+from arena.providers.http_common import dotted, error_for_status, pick_size, retry_after_seconds
+
+QUEUE = {"submit_url": "https://q.example/v1/jobs", "status_url": "https://q.example/v1/jobs/{id}"}
+
+
+@pytest.mark.parametrize(
+    ("adapter", "params", "message"),
+    [
+        ("telepathy", {}, "field 'adapter': unknown adapter 'telepathy'"),
+        ("openai", {}, "field 'params.model': required"),
+        (
+            "openai",
+            {"model": "m", "colour": 1},
+            "field 'params.colour': unknown parameter for adapter 'openai'",
+        ),
+        (
+            "openai_compatible",
+            {"model": "m"},
+            "field 'params.base_url': required for adapter 'openai_compatible'",
+        ),
+        ("openai", {"model": "m", "base_url": "ftp://x"}, "field 'params.base_url': must be an http"),
+        ("openai", {"model": "m", "sizes": ["1024"]}, "field 'params.sizes': '1024' is not WIDTHxHEIGHT"),
+        (
+            "openai",
+            {"model": "m", "sizes": ["1536x1024"]},
+            "field 'params.sizes': must include a square size",
+        ),
+        (
+            "openai",
+            {"model": "m", "defaults": {"seed": 1}},
+            "field 'params.defaults': 'seed' is set by the adapter",
+        ),
+        ("openai", {"model": "m", "response_format": "png"}, "field 'params.response_format'"),
+        ("openai", {"model": "m", "timeout_s": 0}, "field 'params.timeout_s'"),
+        ("submit_poll", {"submit_url": "https://q.example"}, "field 'params.status_url': set status_url"),
+        ("submit_poll", {**QUEUE, "status_url": "https://q.example/jobs"}, "must contain '{id}'"),
+        ("submit_poll", {**QUEUE, "poll_interval_ms": 0}, "field 'params.poll_interval_ms'"),
+        ("sandbox", {"palette": "plaid"}, "field 'params.palette': unknown palette 'plaid'"),
+        ("sandbox", {"palette": ["#ffffff"]}, "field 'params.palette': a custom palette is 2 to 8"),
+        ("sandbox", {"text_fidelity": "poetic"}, "field 'params.text_fidelity'"),
+        ("sandbox", {"native_size": 64}, "field 'params.native_size'"),
+        ("sandbox", {"latency_ms": {"median": 900, "p95": 100}}, "field 'params.latency_ms.p95'"),
+        ("sandbox", {"latency_ms": {"median": 9, "p95": 10, "sigma": 1}}, "field 'params.latency_ms.p95'"),
+        ("sandbox", {"latency_ms": {"p95": 10}}, "field 'params.latency_ms.median': required"),
+    ],
+)
+def test_bad_params_are_refused_naming_the_field_and_the_reason(adapter, params, message):
+    with pytest.raises(ValueError) as info:
+        validate_params(adapter, params)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "params"),
+    [
+        ("openai", {"model": "gpt-image-1"}),
+        ("openai_compatible", {"model": "m", "base_url": "http://127.0.0.1:9000/v1", "api_key_env": ""}),
+        ("submit_poll", QUEUE),
+        ("submit_poll", {"submit_url": "https://q.example/v1/jobs", "status_url_field": "polling_url"}),
+        ("sandbox", {}),
+        ("sandbox", {"palette": ["#000000", "#ffffff"], "latency_ms": {"median": 0}}),
+    ],
+)
+def test_minimal_params_are_accepted(adapter, params):
+    validate_params(adapter, params)
+
+
+def test_describe_defaults_lists_what_a_default_request_sends_without_the_prompt():
+    described = describe_defaults(
+        "openai",
+        {"model": "m", "sizes": ["512x512", "1024x1024"], "supports_seed": True, "defaults": {"q": 1}},
+    )
+    assert described == {"model": "m", "size": "1024x1024", "n": 1, "q": 1, "seed": 42}
+    assert describe_defaults("submit_poll", {**QUEUE, "prompt_field": "text"}) == {
+        "width": 1024,
+        "height": 1024,
+        "seed": 42,
+    }
+
+
+def test_the_largest_square_is_chosen_and_timing_runs_can_ask_for_the_requested_size():
+    sizes = ["512x512", "2048x2048", "1024x1024", "1792x1024"]
+    assert pick_size(sizes, GenerationRequest(prompt="x")) == (2048, 2048)
+    timing = GenerationRequest(prompt="x", extra={"resolution": "requested"})
+    assert pick_size(sizes, timing) == (1024, 1024)
+    assert pick_size(["512x512"], timing) == (512, 512)
+    assert pick_size(["1536x1536", "2048x2048"], timing) == (1536, 1536)
+
+
+def test_retry_after_reads_seconds_milliseconds_and_http_dates():
+    assert retry_after_seconds(httpx.Headers({"retry-after": "12"})) == 12.0
+    assert retry_after_seconds(httpx.Headers({"retry-after-ms": "1500", "retry-after": "9"})) == 1.5
+    later = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 < retry_after_seconds(httpx.Headers({"retry-after": later})) <= 30
+    assert retry_after_seconds(httpx.Headers({"retry-after": "soon"})) is None
+    assert retry_after_seconds(httpx.Headers()) is None
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (429, b"{}", RateLimited),
+        (408, b"", ProviderTimeout),
+        (503, b"upstream down", ServerError),
+        (400, b'{"error": {"code": "moderation_blocked", "message": "no"}}', ContentRefused),
+        (400, b'{"detail": "prompt flagged by the NSFW safety checker"}', ContentRefused),
+        (400, b'{"error": {"code": "invalid_size", "message": "bad size"}}', BadResponse),
+        (401, b'{"error": {"message": "Incorrect API key"}}', BadResponse),
+    ],
+)
+def test_error_statuses_map_to_typed_errors(status, body, kind):
+    assert type(error_for_status(status, httpx.Headers(), body, what="x")) is kind
+
+
+def test_dotted_paths_walk_objects_and_lists_and_return_none_when_missing():
+    data = {"result": {"images": [{"url": "u"}]}, "id": 0}
+    assert dotted(data, "result.images.0.url") == "u"
+    assert dotted(data, "id") == 0
+    assert dotted(data, "result.images.3.url") is None and dotted(data, "nope.x") is None
