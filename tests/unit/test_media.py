@@ -1,4 +1,4 @@
-"""The media store: served bytes are 1024x1024 sRGB WebP with no metadata at all; bad input is refused."""
+"""The media store: served bytes are 1024x1024 sRGB JPEG with no metadata at all; bad input is refused."""
 
 import io
 import struct
@@ -14,14 +14,18 @@ from arena.media import MEDIA_ID, MediaStore, normalize_image
 SECRET = "model=secret-model-7;provider=acme"
 
 
-def _webp_chunks(data: bytes) -> list[bytes]:
-    assert data[:4] == b"RIFF" and data[8:12] == b"WEBP"
-    chunks, pos = [], 12
-    while pos + 8 <= len(data):
-        tag, size = data[pos : pos + 4], struct.unpack("<I", data[pos + 4 : pos + 8])[0]
-        chunks.append(tag)
-        pos += 8 + size + (size & 1)
-    return chunks
+def _jpeg_segments(data: bytes) -> list[int]:
+    """The marker bytes of every segment before the image data (SOS)."""
+    assert data[:2] == b"\xff\xd8"
+    markers, pos = [], 2
+    while pos + 4 <= len(data):
+        assert data[pos] == 0xFF
+        marker = data[pos + 1]
+        markers.append(marker)
+        if marker == 0xDA:  # start of scan: entropy-coded data follows
+            break
+        pos += 2 + struct.unpack(">H", data[pos + 2 : pos + 4])[0]
+    return markers
 
 
 def _icc() -> bytes:
@@ -80,9 +84,11 @@ def test_served_bytes_carry_no_metadata_of_any_kind(make):
         b"caBX",
     ):
         assert marker not in served
-    assert set(_webp_chunks(served)) <= {b"VP8 ", b"VP8L"}
+    # Only JFIF APP0, quantisation and Huffman tables, frame header and scan: no APP1-15 (EXIF, XMP, ICC,
+    # C2PA/JUMBF) and no COM segment.
+    assert set(_jpeg_segments(served)) <= {0xE0, 0xDB, 0xC4, 0xC0, 0xDA}
     with Image.open(io.BytesIO(served)) as im:
-        assert im.format == "WEBP" and im.size == (1024, 1024) and im.mode == "RGB"
+        assert im.format == "JPEG" and im.size == (1024, 1024) and im.mode == "RGB"
         assert not im.info.get("icc_profile") and not im.info.get("exif") and not im.getexif()
 
 
@@ -147,7 +153,7 @@ def test_the_store_keeps_the_original_apart_and_serves_by_opaque_id(tmp_path):
     assert a.media_id != b.media_id and MEDIA_ID.match(a.media_id)
     assert a.original_sha256 == b.original_sha256
     assert (tmp_path / "originals" / a.original_sha256).read_bytes() == original
-    assert store.served_path(a.media_id).read_bytes()[:4] == b"RIFF"
+    assert store.served_path(a.media_id).read_bytes()[:2] == b"\xff\xd8"
     assert (a.original_width, a.original_height) == (1536, 1024)
-    for bad in ("../originals/" + a.original_sha256, a.media_id[:-1], a.media_id + ".webp", "x" * 32):
+    for bad in ("../originals/" + a.original_sha256, a.media_id[:-1], a.media_id + ".jpg", "x" * 32):
         assert store.served_path(bad) is None
