@@ -79,6 +79,11 @@ class Settings(BaseSettings):
         gt=0,
         description="Models whose 95% interval half-width (Elo) exceeds this are oversampled.",
     )
+    min_votes: int = Field(default=300, ge=0, description="Models with fewer votes on a board are marked provisional.")
+    bootstrap_rounds: int = Field(default=1000, ge=0, description="Bootstrap rounds for snapshot intervals.")
+    interval_method: Literal["bootstrap", "sandwich"] = Field(
+        default="bootstrap", description="How snapshot intervals are computed."
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         default="info", description="Log level of `arena serve`."
     )

@@ -8,7 +8,7 @@ import typer
 from sqlalchemy.exc import OperationalError
 
 from arena import __version__
-from arena.cli import generate, prompts, ratings, simulate, votes
+from arena.cli import generate, prompts, ratings, simulate, snapshot, votes
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.pool import ImportFailed
 from arena.registry import RegistryError
@@ -21,6 +21,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(prompts.app, name="prompts")
+ratings.app.command("snapshot")(snapshot.snapshot_command)
 app.add_typer(ratings.app, name="ratings")
 app.add_typer(votes.app, name="votes")
 app.command("generate")(generate.generate)

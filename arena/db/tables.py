@@ -133,6 +133,80 @@ class Output(SQLModel, table=True):
     )
 
 
+class LatencySample(SQLModel, table=True):
+    """One timed generation call of a timing run: seconds from request to last byte, or the failure."""
+
+    __tablename__ = "latency_samples"
+    __table_args__ = (Index("ix_latency_model_time", "model_slug", "started_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(max_length=64)
+    model_slug: str = Field(foreign_key="models.slug", max_length=64)
+    timing_prompt_id: str | None = Field(default=None, foreign_key="timing_prompts.id", max_length=80)
+    started_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    status: str = Field(max_length=16)
+    seconds: float | None = None
+    first_byte_seconds: float | None = None
+    width: int | None = None
+    height: int | None = None
+    error_kind: str | None = Field(default=None, max_length=32)
+    error_message: str | None = None
+
+
+class JobRun(SQLModel, table=True):
+    """One execution of a scheduled or operator-triggered job: when, how long, and how it ended."""
+
+    __tablename__ = "job_runs"
+    __table_args__ = (Index("ix_job_runs_job", "job", "started_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    job: str = Field(max_length=64)
+    started_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    outcome: str = Field(default="running", max_length=16)
+    message: str = ""
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class SchedulerLease(SQLModel, table=True):
+    """A lease that lets exactly one process run the scheduler; renewed while it lives."""
+
+    __tablename__ = "scheduler_leases"
+
+    name: str = Field(primary_key=True, max_length=64)
+    holder: str = Field(max_length=128)
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+class RetirementReport(SQLModel, table=True):
+    """A monthly retirement report: flagged prompts with statistics, coverage after retirement, approval."""
+
+    __tablename__ = "retirement_reports"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    status: str = Field(default="draft", max_length=16)
+    report: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    approved_by: str | None = Field(default=None, max_length=128)
+    applied_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class CorpusPrompt(SQLModel, table=True):
+    """A recent real-world prompt of the live corpus that freshness checks compare the pool against."""
+
+    __tablename__ = "corpus_prompts"
+
+    id: int | None = Field(default=None, primary_key=True)
+    text: str
+    month: str = Field(max_length=7)
+    source: str = Field(default="", max_length=256)
+    imported_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
 class AuditEntry(SQLModel, table=True):
     """Who did what to the pool, the registry or a report, and when."""
 
@@ -241,12 +315,17 @@ class RatingSnapshot(SQLModel, table=True):
 
 __all__ = [
     "AuditEntry",
+    "CorpusPrompt",
+    "JobRun",
+    "LatencySample",
     "Matchup",
     "Model",
     "Output",
     "Prompt",
     "RatingSnapshot",
     "ReferenceImage",
+    "RetirementReport",
+    "SchedulerLease",
     "TaxonomyLabel",
     "TimingPrompt",
     "Vote",

@@ -1,0 +1,158 @@
+"""Rating snapshots: every board of every modality computed from the kept votes and stored with the time,
+the vote count, the filter and methodology versions and every parameter, so a published board can be
+recomputed from an export (`arena export` then `arena ratings fit`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine, and_, exists, insert, select
+
+from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
+from arena.settings import Settings
+from arena.voting.anomaly import VERSION as ANOMALY_VERSION
+from arena.voting.filters import ONLINE_FILTERS
+from arena.voting.refilter import run_batch_filters
+from ratings import CohortRule, Votes, compute_all_boards
+
+FILTER_VERSION = (
+    "+".join(f"{name}{v}" for name, v in sorted(ONLINE_FILTERS.items())) + f"+anomaly{ANOMALY_VERSION}"
+)
+
+
+def kept_votes_query(modality: str, *, include_simulated: bool) -> Any:
+    """Votes of `modality` that no verdict filters (optionally leaving out simulated votes), oldest first."""
+    filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712
+    query = (
+        select(
+            Vote.id,
+            Vote.model_a,
+            Vote.model_b,
+            Vote.winner,
+            Vote.use_case,
+            Vote.capability,
+            Vote.methodology,
+            Vote.session_id,
+            Vote.prompt_id,
+            Vote.source,
+        )
+        .where(Vote.modality == modality, ~filtered)
+        .order_by(Vote.id)
+    )
+    if not include_simulated:
+        query = query.where(Vote.source != "simulated")
+    return query
+
+
+def votes_from_rows(rows: list[Any]) -> Votes:
+    """The ratings package's column form of kept-vote rows."""
+    col = lambda i: [r[i] for r in rows]  # noqa: E731
+    return Votes.from_columns(col(1), col(2), col(3), use_case=col(4), capability=col(5), methodology=col(6))
+
+
+def board_anchor(configured: str, models: list[Model]) -> str:
+    """The configured anchor when it is a registered model of this modality, else the model flagged `anchor`."""
+    slugs = {m.slug for m in models}
+    if configured in slugs:
+        return configured
+    flagged = sorted(m.slug for m in models if m.anchor)
+    return flagged[0] if flagged else configured
+
+
+@dataclass
+class SnapshotReport:
+    """What `arena ratings snapshot` stored, and which boards could not be fitted and why."""
+
+    created_at: datetime
+    boards: dict[str, int] = field(default_factory=dict)  # "modality/board" -> vote count
+    failures: dict[str, str] = field(default_factory=dict)
+    filtered: dict[str, int] = field(default_factory=dict)
+
+
+def take_snapshot(
+    engine: Engine,
+    settings: Settings,
+    *,
+    modality: str | None = None,
+    seed: int = 0,
+    refilter: bool = True,
+    now: datetime | None = None,
+) -> SnapshotReport:
+    """Run the batch filters, then compute and store every board of each modality (or of one)."""
+    report = SnapshotReport(created_at=now or utcnow())
+    if refilter:
+        report.filtered = dict(run_batch_filters(engine, modality=modality, now=report.created_at))
+    with engine.connect() as conn:
+        models = [Model.model_validate(r._mapping) for r in conn.execute(select(Model)).all()]
+        modalities = [modality] if modality else sorted({m.modality for m in models})
+        for mod in modalities:
+            mine = [m for m in models if m.modality == mod]
+            rows = conn.execute(kept_votes_query(mod, include_simulated=settings.demo_mode)).all()
+            if not rows:
+                report.failures[f"{mod}/overall"] = "no kept votes"
+                continue
+            overall_anchor = board_anchor(settings.overall_anchor, mine)
+            slice_anchor = board_anchor(settings.slice_anchor, mine)
+            current = frozenset(m.slug for m in mine if m.cohort == "current")
+            boards = compute_all_boards(
+                votes_from_rows(rows),
+                overall_anchor=overall_anchor,
+                slice_anchor=slice_anchor,
+                cohorts=CohortRule(settings.methodology_version, current),
+                interval=settings.interval_method,
+                n_bootstrap=settings.bootstrap_rounds,
+                seed=seed,
+                min_votes=settings.min_votes,
+            )
+            for key, message in _failures(boards):
+                report.failures[f"{mod}/{key}"] = message
+            records = []
+            for board in boards.boards:
+                key = str(board.key)
+                vote_count = int(board.counts.votes.sum()) if board.counts is not None else 0
+                params = {
+                    "anchor": board.anchor,
+                    "anchor_rating": board.anchor_rating,
+                    "interval": board.interval,
+                    "level": board.level,
+                    "n_bootstrap": board.n_bootstrap,
+                    "seed": board.seed,
+                    "min_votes": board.min_votes,
+                    "include_simulated": settings.demo_mode,
+                    "current_cohort": sorted(current),
+                    "cell_balanced": key == "overall",
+                    "excluded": [dataclasses.asdict(e) for e in board.excluded],
+                    "notes": list(board.notes),
+                }
+                records.append(
+                    {
+                        "created_at": report.created_at,
+                        "modality": mod,
+                        "board": key,
+                        "vote_count": vote_count,
+                        "filter_version": FILTER_VERSION,
+                        "methodology_version": settings.methodology_version,
+                        "params": params,
+                        "rows": [_row(r) for r in board.rows],
+                    }
+                )
+                report.boards[f"{mod}/{key}"] = vote_count
+            if records:
+                with engine.begin() as write:
+                    write.execute(insert(RatingSnapshot), records)
+    return report
+
+
+def _row(row: Any) -> dict[str, Any]:
+    out = dataclasses.asdict(row)
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in out.items()}
+
+
+def _failures(boards: Any) -> list[tuple[str, str]]:
+    failures = boards.failures
+    items = failures.items() if isinstance(failures, dict) else failures
+    return [(str(k), str(v)) for k, v in items]
