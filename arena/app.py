@@ -22,7 +22,7 @@ from arena.voting.pool import PoolCache
 from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions, resolve_secret
-from arena.web import api, media, pages, voting
+from arena.web import admin, api, leaderboard, media, pages, voting
 from prompts_taxonomy import load_taxonomy
 
 
@@ -56,6 +56,8 @@ def create_app(
     app.include_router(api.router)
     app.include_router(media.router)
     app.include_router(voting.router)
+    app.include_router(leaderboard.router)
+    app.include_router(admin.router)
     app.include_router(pages.router)
 
     @app.exception_handler(RequestValidationError)
