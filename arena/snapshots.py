@@ -111,7 +111,7 @@ def take_snapshot(
             for key, message in _failures(boards):
                 report.failures[f"{mod}/{key}"] = message
             records = []
-            for board in boards.boards:
+            for board in boards.boards.values():
                 key = str(board.key)
                 vote_count = int(board.counts.votes.sum()) if board.counts is not None else 0
                 params = {
@@ -153,6 +153,4 @@ def _row(row: Any) -> dict[str, Any]:
 
 
 def _failures(boards: Any) -> list[tuple[str, str]]:
-    failures = boards.failures
-    items = failures.items() if isinstance(failures, dict) else failures
-    return [(str(k), str(v)) for k, v in items]
+    return [(str(key), str(error)) for key, error in boards.failures.items()]

@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, DateTime, Float, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -307,10 +307,24 @@ class RatingSnapshot(SQLModel, table=True):
     modality: str = Field(max_length=32)
     board: str = Field(max_length=96)
     vote_count: int
-    filter_version: str = Field(max_length=16)
+    filter_version: str = Field(max_length=64)
     methodology_version: str = Field(max_length=16)
     params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     rows: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class SchedulerJob(SQLModel, table=True):
+    """APScheduler's persistent job store (the layout of its SQLAlchemyJobStore): one pickled job per row.
+
+    Declared here so the migrations create it and `arena jobs` / the admin page can read `next_run_time`
+    without importing the scheduler.
+    """
+
+    __tablename__ = "apscheduler_jobs"
+
+    id: str = Field(primary_key=True, max_length=191)
+    next_run_time: float | None = Field(default=None, sa_column=Column(Float(25), index=True))
+    job_state: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 __all__ = [
@@ -325,6 +339,7 @@ __all__ = [
     "RatingSnapshot",
     "ReferenceImage",
     "RetirementReport",
+    "SchedulerJob",
     "SchedulerLease",
     "TaxonomyLabel",
     "TimingPrompt",

@@ -50,7 +50,7 @@ def upgrade() -> None:
     sa.Column('modality', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
     sa.Column('board', sqlmodel.sql.sqltypes.AutoString(length=96), nullable=False),
     sa.Column('vote_count', sa.Integer(), nullable=False),
-    sa.Column('filter_version', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+    sa.Column('filter_version', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
     sa.Column('methodology_version', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
     sa.Column('params', sa.JSON(), nullable=False),
     sa.Column('rows', sa.JSON(), nullable=False),

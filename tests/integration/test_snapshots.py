@@ -1,0 +1,110 @@
+"""`arena ratings snapshot` on both databases: every board from kept votes, stored with what recomputes it."""
+
+from datetime import UTC, datetime
+
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.db.tables import RatingSnapshot, VoteVerdict
+from arena.simulation import simulate
+from arena.snapshots import FILTER_VERSION, take_snapshot
+from arena.voting.service import ArenaService
+from prompts_taxonomy import load_taxonomy
+
+TRUTH = {"model-0": 850.0, "model-1": 1000.0, "model-2": 1100.0, "model-3": 1250.0}
+
+
+def _votes(settings, engine, n=240):
+    service = ArenaService(engine, settings, load_taxonomy())
+    simulate(
+        service,
+        votes=n,
+        voters=40,
+        truth=TRUTH,
+        seed=3,
+        modality="text_to_image",
+        start=datetime(2026, 11, 1, tzinfo=UTC),
+    )
+
+
+def test_snapshot_stores_every_board_with_its_parameters(settings, world):
+    settings = settings.model_copy(
+        update={
+            "demo_mode": True,
+            "bootstrap_rounds": 100,
+            "overall_anchor": "model-1",
+            "slice_anchor": "model-1",
+            "min_votes": 50,
+        }
+    )
+    _votes(settings, world)
+    report = take_snapshot(world, settings, modality="text_to_image", seed=7)
+    assert "text_to_image/overall" in report.boards
+    with Session(world) as s:
+        snaps = {
+            r.board: r
+            for r in s.exec(select(RatingSnapshot).where(RatingSnapshot.modality == "text_to_image"))
+        }
+    overall = snaps["overall"]
+    assert (
+        overall.filter_version == FILTER_VERSION
+        and overall.methodology_version == settings.methodology_version
+    )
+    assert overall.params["anchor"] == "model-1" and overall.params["seed"] == 7
+    assert overall.params["n_bootstrap"] == 100 and overall.params["include_simulated"] is True
+    rows = {r["model"]: r for r in overall.rows}
+    assert rows["model-1"]["rating"] == 1000.0
+    assert rows["model-3"]["rating"] > rows["model-1"]["rating"] > rows["model-0"]["rating"]
+    assert all(r["ci_low"] <= r["rating"] <= r["ci_high"] for r in overall.rows)
+    assert overall.vote_count == sum(r["votes"] for r in overall.rows) // 2
+    assert any(key.startswith("use_case=") for key in snaps) and any(
+        key.startswith("capability=") for key in snaps
+    )
+
+
+def test_simulated_votes_count_only_in_demo_mode(settings, world):
+    _votes(settings, world, n=120)
+    report = take_snapshot(
+        world, settings.model_copy(update={"bootstrap_rounds": 50}), modality="text_to_image"
+    )
+    assert report.boards == {}
+    assert report.failures == {"text_to_image/overall": "no kept votes"}
+
+
+def test_filtered_votes_are_left_out_and_the_same_seed_gives_the_same_digits(settings, world):
+    settings = settings.model_copy(
+        update={
+            "demo_mode": True,
+            "bootstrap_rounds": 100,
+            "overall_anchor": "model-0",
+            "slice_anchor": "model-0",
+        }
+    )
+    _votes(settings, world, n=300)
+    first = take_snapshot(world, settings, modality="text_to_image", seed=1)
+    second = take_snapshot(world, settings, modality="text_to_image", seed=1)
+    with Session(world) as s:
+        snaps = s.exec(
+            select(RatingSnapshot).where(RatingSnapshot.board == "overall").order_by(RatingSnapshot.id)
+        ).all()
+        filtered = len({v.vote_id for v in s.exec(select(VoteVerdict).where(VoteVerdict.kept == False))})  # noqa: E712
+    assert snaps[0].rows == snaps[1].rows
+    assert first.boards == second.boards
+    assert snaps[0].vote_count == 300 - filtered
+
+
+def test_the_snapshot_command_prints_boards_and_failures(settings, world, monkeypatch):
+    _votes(settings, world, n=150)
+    for key, value in {
+        "ARENA_DATABASE_URL": settings.database_url,
+        "ARENA_MEDIA_DIR": str(settings.media_dir),
+        "ARENA_DEMO_MODE": "true",
+        "ARENA_BOOTSTRAP_ROUNDS": "50",
+        "ARENA_OVERALL_ANCHOR": "model-2",
+        "ARENA_SLICE_ANCHOR": "model-2",
+    }.items():
+        monkeypatch.setenv(key, value)
+    result = CliRunner().invoke(app, ["ratings", "snapshot", "--modality", "text_to_image"])
+    assert result.exit_code == 0, result.output
+    assert "text_to_image/overall: 150 votes" in result.stdout or "text_to_image/overall:" in result.stdout
