@@ -16,8 +16,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/arena init
-	$(BIN)/arena serve
+	ARENA_DEMO_MODE=true $(BIN)/arena demo
+	ARENA_DEMO_MODE=true $(BIN)/arena serve
 
 test: $(STAMP)
 	bash scripts/test-services

@@ -15,10 +15,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from sqlalchemy import Engine
+from sqlmodel import Session, select
 
+from arena.db.tables import Model, utcnow
+from arena.settings import Settings
 from arena.voting.service import ArenaService, Voter
+from prompts_taxonomy import load_taxonomy
 
 TIE_RATE = 0.10
 MEDIAN_SECONDS = 8.0
@@ -52,6 +58,11 @@ def load_truth(path: Path) -> dict[str, float]:
     if not isinstance(data, dict) or not all(isinstance(v, int | float) for v in data.values()):
         raise ValueError(f"{path}: expected a JSON object of model slug -> rating")
     return {str(k): float(v) for k, v in data.items()}
+
+
+def truth_from_quality(qualities: Mapping[str, float]) -> dict[str, float]:
+    """True ratings for sandbox models from their `quality` knob (0-1): 1000 + 500 * (quality - 0.7)."""
+    return {slug: 1000.0 + 500.0 * (q - 0.7) for slug, q in sorted(qualities.items())}
 
 
 def default_truth(slugs: list[str], seed: int) -> dict[str, float]:
@@ -134,3 +145,48 @@ def _choose(
     if rng.random() < TIE_RATE:
         return "tie" if rng.random() < 0.7 else "both_bad"
     return "left" if rng.random() < _p_left(truth, left, right) else "right"
+
+
+def truth_for(models: list[Any], seed: int) -> dict[str, float]:
+    """Default true ratings: from sandbox models' `quality` when every model has one, else seeded random."""
+    qualities = {m.slug: m.params.get("quality") for m in models}
+    if qualities and all(isinstance(q, int | float) for q in qualities.values()):
+        return truth_from_quality(qualities)  # type: ignore[arg-type]
+    return default_truth([m.slug for m in models], seed)
+
+
+def run_simulation(
+    engine: Engine,
+    settings: Settings,
+    *,
+    votes: int,
+    voters: int,
+    modality: str,
+    seed: int = 0,
+    truth: Mapping[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[SimulationReport, dict[str, float]]:
+    """Simulate `votes` votes of `modality` over the active models; returns the report and the truth used.
+
+    Raises ValueError when fewer than two active models exist.
+    """
+    with Session(engine) as session:
+        models = list(session.exec(select(Model).where(Model.modality == modality, Model.active)).all())
+    if len(models) < 2:
+        raise ValueError(
+            f"simulation needs at least two active {modality} models with outputs (arena generate)"
+        )
+    true = dict(truth) if truth is not None else truth_for(models, seed)
+    service = ArenaService(engine, settings, load_taxonomy())
+    start = utcnow() - timedelta(seconds=3 * votes)
+    report = simulate(
+        service,
+        votes=votes,
+        voters=voters,
+        truth=true,
+        seed=seed,
+        modality=modality,
+        start=start,
+        progress=progress,
+    )
+    return report, true
