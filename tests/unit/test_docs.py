@@ -39,3 +39,11 @@ def test_the_readme_opens_with_exactly_two_quick_start_commands():
     block = quick.split("```", 2)[1]
     commands = [line for line in block.splitlines()[1:] if line.strip() and not line.startswith("#")]
     assert commands == ["make run", "make test"]
+
+
+def test_the_readme_model_entry_example_is_a_valid_registry_entry():
+    from arena.registry import parse_registry
+
+    block = README.split("```toml", 1)[1].split("```", 1)[0]
+    (entry,) = parse_registry(block, origin="README")
+    assert entry.adapter == "openai" and entry.params["api_key_env"] == "OPENAI_API_KEY"
