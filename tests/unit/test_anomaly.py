@@ -88,3 +88,16 @@ def test_many_sessions_from_one_address_pushing_one_model_are_caught():
 def test_a_shared_office_address_of_honest_voters_is_left_alone():
     votes = _honest(np.random.default_rng(7), address=lambda i: "office-nat" if i < 40 else f"addr-{i}")
     assert not [f for f in find_anomalies(votes) if f.filter == "address_favoritism"]
+
+
+def test_a_campaign_split_into_short_sessions_behind_one_address_is_caught_by_the_address_likelihood_rule():
+    votes = _honest(np.random.default_rng(8))
+    start = vid = len(votes)
+    for s in range(12):
+        for k in range(6):  # 6 votes per session: too few for the per-session rules
+            a, b = f"m{k % 4}", f"m{4 + (k + s) % 4}"
+            votes.append(RawVote(vid, f"short{s}", "campaign", a, b, "model_a", "left" if k % 2 else "right"))
+            vid += 1
+    flags = find_anomalies(votes)
+    assert set(range(start, vid)) <= {f.vote_id for f in flags if f.filter == "address_likelihood"}
+    assert not [f for f in flags if f.filter == "likelihood" and f.vote_id >= start]

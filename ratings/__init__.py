@@ -1,0 +1,119 @@
+"""Bradley-Terry leaderboards from pairwise votes: pure math on numpy and scipy.
+
+Votes in (:class:`Votes`, or a battles file via :func:`parse_battles`), boards out
+(:func:`compute_board`, :func:`compute_all_boards`). The pieces are usable on their own: pair
+counting (:func:`count_pairs`), the fit (:func:`fit_bradley_terry`), the scale (:func:`to_elo`),
+intervals, cell weighting, cohorts, win-rate tables and a seeded simulator.
+"""
+
+from ratings.aggregate import BoardRows, VoteRows
+from ratings.battles import parse_battles
+from ratings.board import compute_all_boards, compute_board
+from ratings.bootstrap import BootstrapResult, bootstrap_board
+from ratings.bt import (
+    DEFAULT_MAX_ITER,
+    DEFAULT_TOL,
+    BTFit,
+    bt_gradient,
+    bt_information,
+    bt_log_likelihood,
+    fit_bradley_terry,
+)
+from ratings.cohorts import CURRENT, LEGACY, CohortRule, cohort_keep_mask, eligible_votes
+from ratings.errors import (
+    AnchorNotOnBoardError,
+    BattleFormatError,
+    DisconnectedComparisonsError,
+    NoVotesError,
+    RatingsError,
+    SingleModelError,
+    UnboundedRatingError,
+)
+from ratings.intervals import (
+    DEFAULT_LEVEL,
+    DEFAULT_MIN_VOTES,
+    percentile_intervals,
+    provisional_models,
+    rank_from_intervals,
+    sandwich_covariance,
+    sandwich_standard_errors,
+)
+from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion
+from ratings.pairs import PairCounts, count_pairs, pair_counts
+from ratings.resample import MultinomialSampler
+from ratings.scale import (
+    DEFAULT_ANCHOR_RATING,
+    DEFAULT_OVERALL_ANCHOR,
+    DEFAULT_SLICE_ANCHOR,
+    ELO_PER_NAT,
+    default_anchor,
+    to_elo,
+)
+from ratings.simulate import simulate_votes
+from ratings.votes import A_WINS, B_WINS, TIE, WINNER_CODES, Votes, outcome_codes
+from ratings.weighting import OVERALL, BoardKey, cell_balance_factors
+from ratings.winrate import WinRates, expected_win_matrix, expected_win_probability, win_rate_matrix
+
+__all__ = [
+    "A_WINS",
+    "B_WINS",
+    "CURRENT",
+    "DEFAULT_ANCHOR_RATING",
+    "DEFAULT_LEVEL",
+    "DEFAULT_MAX_ITER",
+    "DEFAULT_MIN_VOTES",
+    "DEFAULT_OVERALL_ANCHOR",
+    "DEFAULT_SLICE_ANCHOR",
+    "DEFAULT_TOL",
+    "ELO_PER_NAT",
+    "LEGACY",
+    "OVERALL",
+    "TIE",
+    "WINNER_CODES",
+    "AnchorNotOnBoardError",
+    "BTFit",
+    "BattleFormatError",
+    "Board",
+    "BoardKey",
+    "BoardRow",
+    "BoardRows",
+    "BoardSet",
+    "BootstrapResult",
+    "CohortRule",
+    "DisconnectedComparisonsError",
+    "Exclusion",
+    "MultinomialSampler",
+    "NoVotesError",
+    "PairCounts",
+    "RatingsError",
+    "SingleModelError",
+    "UnboundedRatingError",
+    "VoteRows",
+    "Votes",
+    "WinRates",
+    "bootstrap_board",
+    "bt_gradient",
+    "bt_information",
+    "bt_log_likelihood",
+    "cell_balance_factors",
+    "cohort_keep_mask",
+    "compute_all_boards",
+    "compute_board",
+    "count_pairs",
+    "default_anchor",
+    "eligible_votes",
+    "expected_win_matrix",
+    "expected_win_probability",
+    "fit_bradley_terry",
+    "outcome_codes",
+    "pair_counts",
+    "parse_battles",
+    "percentile_intervals",
+    "provisional_models",
+    "rank_from_intervals",
+    "sandwich_covariance",
+    "sandwich_standard_errors",
+    "simulate_votes",
+    "to_elo",
+    "win_rate_matrix",
+]

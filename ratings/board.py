@@ -1,0 +1,328 @@
+"""Leaderboards: from votes to ranked rows with ratings, intervals and vote counts.
+
+:func:`compute_board` computes one board; :func:`compute_all_boards` computes every board of a
+modality (overall, one per use case, one per capability), counting the votes once for all of
+them. Both follow the same steps:
+
+1. cohort filter (:mod:`ratings.cohorts`), then count votes into rows (:mod:`ratings.aggregate`);
+2. select the board's rows; the overall board balances taxonomy cells (:mod:`ratings.weighting`);
+3. check that finite ratings exist (:mod:`ratings.graph`). Models whose rating is unbounded (no
+   loss or no win against the rest) are, by default, excluded with a reason and the board is
+   fitted without them; ``unbounded="raise"`` makes that an error instead. A disconnected
+   comparison graph, no votes, a single model or a missing anchor are always errors;
+4. fit Bradley-Terry (:mod:`ratings.bt`), put it on the Elo-like scale (:mod:`ratings.scale`);
+5. intervals by bootstrap (seeded per board: the same votes and seed give the same digits,
+   whether the board is computed alone or with the others) or sandwich (:mod:`ratings.intervals`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ratings.aggregate import BoardRows, VoteRows, aggregate_votes, board_rows, restrict_board
+from ratings.bootstrap import bootstrap_board
+from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
+from ratings.cohorts import CohortRule, eligible_votes
+from ratings.errors import AnchorNotOnBoardError, NoVotesError, RatingsError, UnboundedRatingError
+from ratings.graph import comparison_components, unbounded_models
+from ratings.intervals import (
+    DEFAULT_LEVEL,
+    DEFAULT_MIN_VOTES,
+    normal_quantile,
+    percentile_intervals,
+    provisional_models,
+    rank_from_intervals,
+    sandwich_standard_errors,
+)
+from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion, IntervalMethod
+from ratings.pairs import pair_counts
+from ratings.resample import TableCache
+from ratings.scale import (
+    DEFAULT_ANCHOR_RATING,
+    DEFAULT_OVERALL_ANCHOR,
+    DEFAULT_SLICE_ANCHOR,
+    ELO_PER_NAT,
+    anchor_index,
+    default_anchor,
+    to_elo,
+)
+from ratings.votes import Votes, factorize
+from ratings.weighting import OVERALL, BoardKey
+
+__all__ = ["board_rng", "compute_all_boards", "compute_board"]
+
+UnboundedPolicy = Literal["exclude", "raise"]
+
+
+@dataclass(frozen=True)
+class _Options:
+    anchor_rating: float
+    interval: IntervalMethod
+    n_bootstrap: int
+    seed: int
+    level: float
+    min_votes: int
+    unbounded: UnboundedPolicy
+    tol: float
+    max_iter: int
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.interval not in ("bootstrap", "sandwich"):
+            raise ValueError(f"interval must be 'bootstrap' or 'sandwich' (got {self.interval!r})")
+        if self.interval == "bootstrap" and self.n_bootstrap < 1:
+            raise ValueError(f"n_bootstrap must be at least 1 (got {self.n_bootstrap})")
+        if not 0.0 < self.level < 1.0:
+            raise ValueError(f"level must be between 0 and 1 (got {self.level})")
+        if self.unbounded not in ("exclude", "raise"):
+            raise ValueError(f"unbounded must be 'exclude' or 'raise' (got {self.unbounded!r})")
+
+
+def board_rng(seed: int, key: BoardKey) -> np.random.Generator:
+    """The bootstrap generator of one board: a function of the seed and the board's name only."""
+    digest = hashlib.blake2b(str(key).encode(), digest_size=8).digest()
+    words = tuple(int.from_bytes(digest[k : k + 4], "little") for k in (0, 4))
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=words))
+
+
+def _count_votes(votes: Votes, cohorts: CohortRule | None) -> VoteRows:
+    """Cohort-filter the votes of one modality and count them into rows."""
+    named = [m for m in votes.modalities() if m is not None]
+    if len(named) > 1:
+        raise RatingsError(f"the votes mix modalities ({', '.join(named)}); rate each modality separately")
+    models, (ia, ib) = factorize(votes.model_a, votes.model_b)
+    keep = None
+    if cohorts is not None:
+        meth = votes.methodology
+        vote_current = np.zeros(len(votes), bool) if meth is None else meth == cohorts.current_methodology
+        model_current = np.array([m in cohorts.current_models for m in models], dtype=bool)
+        keep = eligible_votes(ia, ib, vote_current, model_current)
+    use_cases, (uc,) = factorize(votes.use_case if votes.use_case is not None else [None] * len(votes))
+    capabilities, (cap,) = factorize(
+        votes.capability if votes.capability is not None else [None] * len(votes)
+    )
+
+    def sel(x: np.ndarray | None) -> np.ndarray | None:
+        return x if x is None or keep is None else x[keep]
+
+    return aggregate_votes(
+        sel(ia),
+        sel(ib),
+        sel(votes.outcome),
+        models=models,
+        weight=sel(votes.weight),
+        use_case=sel(uc),
+        capability=sel(cap),
+        use_cases=use_cases,
+        capabilities=capabilities,
+    )
+
+
+def _select(rows: VoteRows, key: BoardKey) -> BoardRows:
+    if key.kind == "overall":
+        return board_rows(rows, balance_cells=True)
+    labels = rows.use_cases if key.kind == "use_case" else rows.capabilities
+    codes = rows.use_case if key.kind == "use_case" else rows.capability
+    if key.value not in labels:
+        raise NoVotesError(f"board '{key}'")
+    return board_rows(rows, codes == labels.index(key.value))
+
+
+def _fit_board(
+    board: BoardRows, key: BoardKey, anchor: str, opts: _Options, tables: TableCache | None = None
+) -> Board:
+    if board.n_votes == 0:
+        raise NoVotesError(f"board '{key}'")
+    counts = pair_counts(board)
+    excluded: tuple[Exclusion, ...] = ()
+    if counts.n_models > 1:
+        parts = comparison_components(counts.n_models, counts.pairs, counts.weight.sum(axis=1))
+        reasons = unbounded_models(counts) if len(parts) == 1 else {}
+        if reasons:
+            if opts.unbounded == "raise" or len(reasons) >= counts.n_models - 1:
+                raise UnboundedRatingError(reasons)
+            if anchor in reasons:
+                raise AnchorNotOnBoardError(anchor, counts.models, why=f"excluded: it {reasons[anchor]}")
+            keep = np.array([m not in reasons for m in counts.models])
+            board = restrict_board(board, keep)
+            counts = pair_counts(board)
+            excluded = tuple(Exclusion(m, f"{r}; its rating is unbounded") for m, r in reasons.items())
+    if anchor not in counts.models and counts.n_models > 1:
+        raise AnchorNotOnBoardError(anchor, counts.models)
+    fit = fit_bradley_terry(counts, tol=opts.tol, max_iter=opts.max_iter)
+    a = anchor_index(counts.models, anchor)
+    ratings = to_elo(fit.theta, a, opts.anchor_rating)
+    notes: list[str] = []
+    if not fit.converged:
+        notes.append(f"the fit {fit.message}")
+    if opts.interval == "bootstrap":
+        rng = board_rng(opts.seed, key)
+        boot = bootstrap_board(
+            board,
+            fit.theta,
+            a,
+            n_rounds=opts.n_bootstrap,
+            rng=rng,
+            max_iter=opts.max_iter,
+            workers=opts.workers,
+            tables=tables,
+        )
+        low, high = percentile_intervals(opts.anchor_rating + ELO_PER_NAT * boot.theta, opts.level)
+        if boot.n_limit:
+            notes.append(
+                f"{boot.n_limit} of {opts.n_bootstrap} bootstrap replicates left some model with no loss "
+                "or no win; its rating is infinite in those replicates and the intervals include them"
+            )
+        if boot.n_unconverged:
+            notes.append(f"{boot.n_unconverged} bootstrap replicates did not reach the tolerance")
+    else:
+        half = normal_quantile(opts.level) * ELO_PER_NAT * sandwich_standard_errors(fit.theta, counts, a)
+        low, high = ratings - half, ratings + half
+    totals = counts.model_totals()
+    ranks = rank_from_intervals(low, high)
+    provisional = provisional_models(totals["votes"], opts.min_votes)
+    order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
+    rows = tuple(
+        BoardRow(
+            model=counts.models[k],
+            rating=float(ratings[k]),
+            ci_low=float(low[k]),
+            ci_high=float(high[k]),
+            rank=int(ranks[k]),
+            votes=int(totals["votes"][k]),
+            wins=int(totals["wins"][k]),
+            losses=int(totals["losses"][k]),
+            ties=int(totals["ties"][k]),
+            provisional=bool(provisional[k]),
+        )
+        for k in order
+    )
+    return Board(
+        key=key,
+        anchor=anchor,
+        anchor_rating=opts.anchor_rating,
+        rows=rows,
+        counts=counts,
+        fit=fit,
+        interval=opts.interval,
+        level=opts.level,
+        n_bootstrap=opts.n_bootstrap if opts.interval == "bootstrap" else 0,
+        seed=opts.seed,
+        min_votes=opts.min_votes,
+        excluded=excluded,
+        notes=tuple(notes),
+    )
+
+
+def compute_board(
+    votes: Votes,
+    *,
+    board: BoardKey | str = OVERALL,
+    anchor: str | None = None,
+    anchor_rating: float = DEFAULT_ANCHOR_RATING,
+    cohorts: CohortRule | None = None,
+    interval: IntervalMethod = "bootstrap",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+    min_votes: int = DEFAULT_MIN_VOTES,
+    unbounded: UnboundedPolicy = "exclude",
+    tol: float = DEFAULT_TOL,
+    max_iter: int = DEFAULT_MAX_ITER,
+    workers: int | None = None,
+) -> Board:
+    """Compute one leaderboard of one modality.
+
+    Parameters
+    ----------
+    votes : Votes
+        The modality's votes (see :meth:`Votes.from_columns`).
+    board : BoardKey or str
+        ``"overall"``, ``"use_case=NAME"`` or ``"capability=NAME"``.
+    anchor : str, optional
+        Model that reads ``anchor_rating``; default ``flux-1-schnell`` on the overall board and
+        ``flux-2-dev`` on slice boards.
+    cohorts : CohortRule, optional
+        Apply the cohort filter (none by default).
+    interval : {"bootstrap", "sandwich"}
+        Percentile bootstrap with ``n_bootstrap`` rounds (seeded by ``seed``) or sandwich.
+    level : float
+        Interval coverage.
+    min_votes : int
+        Models with fewer votes on the board are marked provisional.
+    unbounded : {"exclude", "raise"}
+        What to do with models whose rating is unbounded.
+    tol, max_iter : float, int
+        Convergence settings of :func:`ratings.bt.fit_bradley_terry`.
+    workers : int, optional
+        Bootstrap threads (default: the usable CPUs, at most 4). The digits do not depend on it.
+
+    Returns
+    -------
+    Board
+
+    Raises
+    ------
+    RatingsError
+        No votes, a single model, a disconnected comparison graph, unbounded ratings (when
+        ``unbounded="raise"``), an anchor not on the board, or mixed modalities.
+    """
+    key = BoardKey.parse(board)
+    opts = _Options(
+        anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
+    )
+    rows = _count_votes(votes, cohorts)
+    return _fit_board(_select(rows, key), key, anchor or default_anchor(key), opts)
+
+
+def compute_all_boards(
+    votes: Votes,
+    *,
+    overall_anchor: str = DEFAULT_OVERALL_ANCHOR,
+    slice_anchor: str = DEFAULT_SLICE_ANCHOR,
+    anchor_rating: float = DEFAULT_ANCHOR_RATING,
+    cohorts: CohortRule | None = None,
+    interval: IntervalMethod = "bootstrap",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+    min_votes: int = DEFAULT_MIN_VOTES,
+    unbounded: UnboundedPolicy = "exclude",
+    strict: bool = False,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = DEFAULT_MAX_ITER,
+    workers: int | None = None,
+) -> BoardSet:
+    """Compute the overall board and one board per use case and per capability of a modality.
+
+    Votes are cohort-filtered and counted once; each board then works on its own rows. A board
+    that cannot be fitted (too few votes in a new slice, say) is reported in
+    ``BoardSet.failures`` instead of stopping the others, unless ``strict`` is true. Other
+    parameters are those of :func:`compute_board`; each board's result is identical to what
+    :func:`compute_board` returns for it with the same arguments.
+    """
+    opts = _Options(
+        anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
+    )
+    rows = _count_votes(votes, cohorts)
+    keys = [
+        OVERALL,
+        *(BoardKey("use_case", u) for u in rows.use_cases),
+        *(BoardKey("capability", c) for c in rows.capabilities),
+    ]
+    boards: dict[str, Board] = {}
+    failures: dict[str, RatingsError] = {}
+    tables: TableCache = {}  # bootstrap inversion tables, shared by boards of similar size
+    for key in keys:
+        anchor = default_anchor(key, overall_anchor=overall_anchor, slice_anchor=slice_anchor)
+        try:
+            boards[str(key)] = _fit_board(_select(rows, key), key, anchor, opts, tables)
+        except RatingsError as exc:
+            if strict:
+                raise
+            failures[str(key)] = exc
+    return BoardSet(boards=boards, failures=failures)

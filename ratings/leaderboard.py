@@ -1,0 +1,104 @@
+"""What a computed leaderboard looks like: rows, exclusions, the board, a modality's set of boards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ratings.bt import BTFit
+from ratings.errors import RatingsError
+from ratings.pairs import PairCounts
+from ratings.weighting import BoardKey
+
+__all__ = ["Board", "BoardRow", "BoardSet", "Exclusion", "IntervalMethod"]
+
+IntervalMethod = Literal["bootstrap", "sandwich"]
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One model on a board. ``rating``/``ci_*`` are Elo-like; counts are raw votes."""
+
+    model: str
+    rating: float
+    ci_low: float
+    ci_high: float
+    rank: int
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    provisional: bool
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A model left off a board, and why."""
+
+    model: str
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """A computed leaderboard.
+
+    Attributes
+    ----------
+    key : BoardKey
+        Which board.
+    anchor, anchor_rating : str, float
+        The model that reads ``anchor_rating`` by construction.
+    rows : tuple of BoardRow
+        Models by decreasing rating.
+    counts : PairCounts
+        The pair counts that were fitted (for win-rate matrices, :mod:`ratings.winrate`).
+    fit : BTFit
+        Convergence information of the point estimate.
+    interval, level, n_bootstrap, seed : str, float, int, int
+        How the intervals were computed (``n_bootstrap`` is 0 for the sandwich).
+    min_votes : int
+        Threshold under which a model is provisional.
+    excluded : tuple of Exclusion
+        Models left off because their rating is unbounded.
+    notes : tuple of str
+        Anything else worth telling a reader (bootstrap replicates at infinity, ...).
+    """
+
+    key: BoardKey
+    anchor: str
+    anchor_rating: float
+    rows: tuple[BoardRow, ...]
+    counts: PairCounts
+    fit: BTFit
+    interval: IntervalMethod
+    level: float
+    n_bootstrap: int
+    seed: int
+    min_votes: int
+    excluded: tuple[Exclusion, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def n_votes(self) -> int:
+        """Votes that entered the fit."""
+        return int(self.counts.votes.sum())
+
+    def row(self, model: str) -> BoardRow:
+        """The row of ``model`` (``KeyError`` if it is not on the board)."""
+        for r in self.rows:
+            if r.model == model:
+                return r
+        raise KeyError(model)
+
+    def ratings(self) -> dict[str, float]:
+        """``{model: rating}``."""
+        return {r.model: r.rating for r in self.rows}
+
+
+@dataclass(frozen=True, eq=False)
+class BoardSet:
+    """Every board of a modality: computed ``boards`` and the ``failures`` that had no valid fit."""
+
+    boards: dict[str, Board]
+    failures: dict[str, RatingsError]

@@ -1,0 +1,89 @@
+"""The fast multinomial sampler draws exactly Multinomial(N, counts / N)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ratings import MultinomialSampler
+from ratings.resample import _GUIDE_CELLS, _PoissonTable
+
+
+@pytest.mark.parametrize("lam", [0.2, 3.7, 64.0, 5000.5])
+def test_the_inversion_table_matches_cdf_inversion_cell_by_cell(lam):
+    table = _PoissonTable(lam)
+    edges = np.arange(_GUIDE_CELLS + 1) / _GUIDE_CELLS
+    left = np.searchsorted(table.cdf, edges[:-1], side="right")
+    right = np.searchsorted(table.cdf, edges[1:], side="left")
+    clear = right == left
+    np.testing.assert_array_equal(table.guide[clear], (left + table.offset)[clear])
+    assert np.all(table.guide[~clear] < 0) and np.mean(~clear) < 0.02
+    # an ambiguous cell resolves a uniform inside it exactly as inverting the CDF would
+    rng = np.random.default_rng(5)
+    cells = np.flatnonzero(~clear)
+    u = (cells + rng.random(len(cells))) / _GUIDE_CELLS
+    k = -1 - table.guide[cells].astype(np.int64)
+    resolved = table.base[k] + (u[:, None] >= table.breaks[k]).sum(axis=1)
+    np.testing.assert_array_equal(resolved, table.offset + np.searchsorted(table.cdf, u, side="right"))
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [[50, 30, 20], [3, 1, 6], [0, 4, 0, 9], [1] * 40, [7, 7, 7, 200, 1, 1, 0, 35]],
+)
+def test_replicates_have_multinomial_totals_means_and_covariances(counts):
+    c = np.array(counts)
+    n = int(c.sum())
+    draws = MultinomialSampler(c).draw(np.random.default_rng(7), 40_000)
+    assert draws.shape == (len(c), 40_000)
+    assert np.all(draws.sum(axis=0) == n)
+    p = c / n
+    expected_cov = n * (np.diag(p) - np.outer(p, p))
+    tolerance = 5 * np.sqrt(n * p * (1 - p) / 40_000) + 1e-12
+    assert np.all(np.abs(draws.mean(axis=1) - n * p) <= tolerance)
+    np.testing.assert_allclose(np.cov(draws), expected_cov, atol=0.06 * expected_cov.diagonal().max())
+
+
+def test_the_joint_distribution_passes_a_chi_square_test_against_the_exact_pmf():
+    c = np.array([5, 3, 4])  # N = 12 > K, so the Poisson path with top-up is used
+    n = int(c.sum())
+    draws = MultinomialSampler(c).draw(np.random.default_rng(11), 60_000)
+    outcomes = [k for k in itertools.product(range(n + 1), repeat=2) if sum(k) <= n]
+    pmf = np.array([stats.multinomial.pmf([x, y, n - x - y], n, c / n) for x, y in outcomes])
+    index = {k: m for m, k in enumerate(outcomes)}
+    observed = np.bincount(
+        [index[(x, y)] for x, y in zip(draws[0], draws[1], strict=True)], minlength=len(outcomes)
+    )
+    expected = pmf * draws.shape[1]
+    keep = expected >= 5
+    pooled_obs = np.append(observed[keep], observed[~keep].sum())
+    pooled_exp = np.append(expected[keep], expected[~keep].sum())
+    assert stats.chisquare(pooled_obs, pooled_exp).pvalue > 1e-3
+
+
+def test_same_seed_same_draws_and_unsorted_counts_are_fine():
+    c = np.array([9, 2, 40, 0, 13, 13, 5])
+    a = MultinomialSampler(c).draw(np.random.default_rng(3), 50)
+    b = MultinomialSampler(c).draw(np.random.default_rng(3), 50)
+    np.testing.assert_array_equal(a, b)
+    assert np.all(a[3] == 0)
+    assert math.isclose(a.mean(axis=1)[2], 40, rel_tol=0.1)
+
+
+def test_fewer_votes_than_rows_draws_votes_directly():
+    c = np.array([1, 0, 1, 1, 0, 0, 1])
+    draws = MultinomialSampler(c).draw(np.random.default_rng(0), 1000)
+    assert np.all(draws.sum(axis=0) == 4)
+    assert np.all(draws[[1, 4, 5]] == 0)
+
+
+def test_float_output_holds_the_same_draws():
+    c = np.array([5, 3, 40, 2, 0, 7])
+    as_int = MultinomialSampler(c).draw(np.random.default_rng(1), 30)
+    as_float = MultinomialSampler(c).draw(np.random.default_rng(1), 30, np.float64)
+    assert as_float.dtype == np.float64
+    np.testing.assert_array_equal(as_int, as_float)
