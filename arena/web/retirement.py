@@ -1,0 +1,153 @@
+"""Operator routes for the monthly retirement reports: the JSON API and the approval page /admin/retirement.
+
+Reads take the bearer token or the admin sign-in cookie; the JSON apply / reject routes take the bearer token,
+the page's buttons the cookie plus its CSRF token (`arena.web.operator_auth`). Applying drops the matchmaker's
+pool cache, so retired prompts stop being served at once.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Form, HTTPException, Request, status
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from arena.retirement import ReportError, apply_report, get_report, list_reports, reject_report, report_header
+from arena.web.deps import OperatorDep, SettingsDep
+from arena.web.operator_auth import OperatorReadDep, check_form_post, cookie_nonce, csrf_token
+
+router = APIRouter(tags=["retirement"])
+
+
+def _actor(base: str, name: str | None) -> str:
+    """Who approved: the operator, with the name they gave when there is one."""
+    name = (name or "").strip()[:80]
+    return f"{base} ({name})" if name else base
+
+
+def _error(exc: ReportError) -> HTTPException:
+    code = (
+        status.HTTP_404_NOT_FOUND if str(exc).startswith("no retirement report") else status.HTTP_409_CONFLICT
+    )
+    return HTTPException(code, str(exc))
+
+
+@router.get("/api/v1/retirement/reports")
+def reports_json(request: Request, _operator: OperatorReadDep) -> list[dict[str, Any]]:
+    """The latest retirement reports, newest first: id, status, who approved, summary counts."""
+    return list_reports(request.app.state.engine)
+
+
+@router.get("/api/v1/retirement/reports/{report_id}")
+def report_json(request: Request, report_id: int, _operator: OperatorReadDep) -> dict[str, Any]:
+    """One report in full: flagged prompts with their statistics and reasons, coverage after retirement."""
+    try:
+        row = get_report(request.app.state.engine, report_id)
+    except ReportError as exc:
+        raise _error(exc) from None
+    return report_header(row) | {"report": row.report}
+
+
+@router.post("/api/v1/retirement/reports/{report_id}/apply")
+def apply_json(
+    request: Request,
+    report_id: int,
+    operator: OperatorDep,
+    name: Annotated[str | None, Body(embed=True, description="Who approves (audit log).")] = None,
+) -> dict[str, Any]:
+    """Retire the report's flagged prompts now (a draft only; a second apply is refused with 409)."""
+    try:
+        retired = apply_report(
+            request.app.state.engine,
+            report_id,
+            _actor(operator, name),
+            now=request.app.state.clock(),
+            pool=request.app.state.pool,
+        )
+    except ReportError as exc:
+        raise _error(exc) from None
+    return {"id": report_id, "status": "applied", "retired": retired}
+
+
+@router.post("/api/v1/retirement/reports/{report_id}/reject")
+def reject_json(
+    request: Request,
+    report_id: int,
+    operator: OperatorDep,
+    name: Annotated[str | None, Body(embed=True, description="Who rejects (audit log).")] = None,
+    reason: Annotated[str, Body(embed=True, description="Why (audit log).")] = "",
+) -> dict[str, Any]:
+    """Reject a draft report: no prompt changes."""
+    try:
+        reject_report(
+            request.app.state.engine,
+            report_id,
+            _actor(operator, name),
+            reason=reason[:500],
+            now=request.app.state.clock(),
+        )
+    except ReportError as exc:
+        raise _error(exc) from None
+    return {"id": report_id, "status": "rejected"}
+
+
+def _page(request: Request, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    return request.app.state.templates.TemplateResponse(
+        request,
+        "admin_retirement.html",
+        context,
+        status_code=status_code,
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@router.get("/admin/retirement", response_class=HTMLResponse, include_in_schema=False)
+def retirement_page(request: Request, settings: SettingsDep) -> HTMLResponse:
+    """The latest retirement report with approve / reject buttons, or the sign-in form."""
+    if not settings.operator_token:
+        return _page(request, {"disabled": True}, status.HTTP_403_FORBIDDEN)
+    nonce = cookie_nonce(request, settings)
+    if nonce is None:
+        return _page(request, {"signin": True})
+    engine = request.app.state.engine
+    reports = list_reports(engine, limit=12)
+    wanted = request.query_params.get("id")
+    chosen = int(wanted) if wanted and wanted.isdigit() else (reports[0]["id"] if reports else None)
+    try:
+        row = get_report(engine, chosen) if chosen is not None else None
+    except ReportError:
+        row = None
+    return _page(
+        request,
+        {
+            "csrf": csrf_token(request, nonce),
+            "reports": reports,
+            "header": report_header(row) if row else None,
+            "report": row.report if row else None,
+        },
+    )
+
+
+@router.post("/admin/retirement/{report_id}/{decision}", include_in_schema=False)
+def retirement_decide(
+    request: Request,
+    report_id: int,
+    decision: str,
+    settings: SettingsDep,
+    csrf: Annotated[str, Form()] = "",
+    name: Annotated[str, Form()] = "",
+    reason: Annotated[str, Form()] = "",
+) -> RedirectResponse:
+    """Apply or reject a draft from the page, then show the page again with the outcome."""
+    if decision not in ("apply", "reject"):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "unknown decision")
+    actor = _actor(check_form_post(request, settings, csrf), name)
+    engine, now = request.app.state.engine, request.app.state.clock()
+    try:
+        if decision == "apply":
+            apply_report(engine, report_id, actor, now=now, pool=request.app.state.pool)
+        else:
+            reject_report(engine, report_id, actor, reason=reason[:500], now=now)
+    except ReportError as exc:
+        raise _error(exc) from None
+    return RedirectResponse(f"/admin/retirement?id={report_id}", status_code=status.HTTP_303_SEE_OTHER)

@@ -1,0 +1,84 @@
+"""Retirement reports over real HTTP on both databases: the operator JSON API and the /admin/retirement page."""
+
+import re
+
+import httpx
+import pytest
+from sqlmodel import Session, select
+
+from arena.app import create_app
+from arena.db.tables import AuditEntry, RetirementReport
+from arena.retirement import run_monthly
+from tests.conftest import serve
+from tests.support.retirement_month import NOW, build_month
+
+BEARER = {"Authorization": "Bearer test-operator-token"}
+
+
+@pytest.fixture
+def month(settings, initialized):
+    return build_month(settings, initialized)
+
+
+def test_operators_approve_over_the_api_and_retired_prompts_leave_the_live_pool_at_once(month, initialized):
+    app = create_app(month.settings, engine=initialized, clock=lambda: NOW)
+    report_id = run_monthly(initialized, month.settings, now=NOW)
+    served = set(app.state.pool.get("text_to_image").prompts)  # the app's cache is warm
+    assert set(month.coin_flips) <= served
+    with serve(app) as url, httpx.Client(base_url=url, timeout=10) as client:
+        assert client.get("/api/v1/retirement/reports").status_code == 401
+        listed = client.get("/api/v1/retirement/reports", headers=BEARER).json()
+        assert [(r["id"], r["status"], r["summary"]["flagged"]) for r in listed] == [(report_id, "draft", 5)]
+        full = client.get(f"/api/v1/retirement/reports/{report_id}", headers=BEARER).json()
+        assert {r["prompt_id"] for r in full["report"]["flagged"]} == set(month.coin_flips)
+        assert client.get("/api/v1/retirement/reports/99", headers=BEARER).status_code == 404
+        # Applying needs the bearer token itself (a read-only cookie is not enough).
+        assert client.post(f"/api/v1/retirement/reports/{report_id}/apply").status_code == 401
+        done = client.post(
+            f"/api/v1/retirement/reports/{report_id}/apply", headers=BEARER, json={"name": "alice"}
+        )
+        assert done.status_code == 200 and sorted(done.json()["retired"]) == sorted(month.coin_flips)
+        assert set(app.state.pool.get("text_to_image").prompts) == served - set(month.coin_flips)
+        again = client.post(f"/api/v1/retirement/reports/{report_id}/apply", headers=BEARER)
+        assert again.status_code == 409 and "already applied by operator (alice)" in again.json()["detail"]
+    with Session(initialized) as s:
+        row = s.get(RetirementReport, report_id)
+        assert row.status == "applied" and row.approved_by == "operator (alice)"
+
+
+def test_the_admin_page_lists_the_report_and_its_buttons_reject_with_the_csrf_token(month, initialized):
+    app = create_app(month.settings, engine=initialized, clock=lambda: NOW)
+    report_id = run_monthly(initialized, month.settings, now=NOW)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=10) as client:
+        page = client.get("/admin/retirement")
+        assert (
+            page.status_code == 200
+            and 'action="/admin/login"' in page.text
+            and month.coin_flips[0] not in page.text
+        )
+        client.post("/admin/login", data={"token": "test-operator-token"})
+        page = client.get("/admin/retirement")
+        assert f"Report #{report_id} for 2026-12" in page.text and "draft" in page.text
+        assert all(p in page.text for p in month.coin_flips) and "Approve and retire 5 prompt(s)" in page.text
+        assert "marketing_advertising &times; text_rendering: 4 &rarr; 2" in page.text
+        # The cookie reads the JSON API too.
+        assert client.get("/api/v1/retirement/reports").status_code == 200
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page.text).group(1)
+        refused = client.post(f"/admin/retirement/{report_id}/reject", data={"csrf": "nope", "name": "bob"})
+        assert refused.status_code == 403
+        decided = client.post(
+            f"/admin/retirement/{report_id}/reject",
+            data={"csrf": csrf, "name": "bob", "reason": "too many thin cells"},
+        )
+        assert (
+            decided.status_code == 303 and decided.headers["location"] == f"/admin/retirement?id={report_id}"
+        )
+        page = client.get(decided.headers["location"])
+        assert "Rejected by operator (bob)" in page.text and "Approve and retire" not in page.text
+        late = client.post(f"/admin/retirement/{report_id}/apply", data={"csrf": csrf})
+        assert late.status_code == 409
+    with Session(initialized) as s:
+        row = s.get(RetirementReport, report_id)
+        assert row.status == "rejected" and row.approved_by == "operator (bob)"
+        audit = s.exec(select(AuditEntry).where(AuditEntry.action == "retirement.reject")).one()
+        assert audit.actor == "operator (bob)" and audit.details["reason"] == "too many thin cells"

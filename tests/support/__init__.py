@@ -1,0 +1,1 @@
+"""Test support: builders of realistic test data shared by several test modules."""
