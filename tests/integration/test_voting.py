@@ -9,7 +9,7 @@ import httpx
 import pytest
 from sqlmodel import Session, func, select
 
-from arena.db.tables import Model, Vote, VoteVerdict
+from arena.db.tables import Model, Output, Vote, VoteVerdict
 from arena.voting import pow as proof
 
 
@@ -155,3 +155,14 @@ def test_operators_see_each_models_share_of_matchups(voter, world):
     assert set(shares) == {"model-0", "model-1", "model-2", "model-3"}
     assert abs(sum(shares.values()) - 2.0) < 1e-9  # every matchup has two models
     assert audit["max_share"] == 0.5
+
+
+def test_served_media_answers_without_caching_hints_and_refuses_unknown_ids_and_path_tricks(voter, world):
+    with Session(world) as s:
+        media_id = s.exec(select(Output.media_id).where(Output.status == "ok")).first()
+    ok = voter.get(f"/media/{media_id}")
+    assert ok.status_code == 200 and ok.headers["content-type"] == "image/jpeg"
+    assert ok.headers["cache-control"] == "no-store"
+    assert "etag" not in ok.headers and "last-modified" not in ok.headers
+    for bad in ("x" * 32, media_id[:-1], media_id + ".jpg", "..%2F..%2Fsecret_key", "%2E%2E%2Fserved"):
+        assert voter.get(f"/media/{bad}").status_code == 404
