@@ -6,6 +6,7 @@ rate, as the methodology publishes them. Percentiles use numpy's default linear 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -36,6 +37,10 @@ class LatencyStats:
         """Failed calls over all calls in the window."""
         total = self.samples + self.failures
         return self.failures / total if total else 0.0
+
+    def to_dict(self) -> dict[str, float | int | str | None]:
+        """JSON-ready form, failure rate included (`arena latency report --json`)."""
+        return {**dataclasses.asdict(self), "failure_rate": self.failure_rate}
 
 
 def summarize(model: str, seconds: list[float], failures: int) -> LatencyStats:

@@ -79,13 +79,81 @@ class Settings(BaseSettings):
         gt=0,
         description="Models whose 95% interval half-width (Elo) exceeds this are oversampled.",
     )
-    min_votes: int = Field(default=300, ge=0, description="Models with fewer votes on a board are marked provisional.")
+    min_votes: int = Field(
+        default=300, ge=0, description="Models with fewer votes on a board are marked provisional."
+    )
     bootstrap_rounds: int = Field(default=1000, ge=0, description="Bootstrap rounds for snapshot intervals.")
     interval_method: Literal["bootstrap", "sandwich"] = Field(
         default="bootstrap", description="How snapshot intervals are computed."
     )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         default="info", description="Log level of `arena serve`."
+    )
+    scheduler_enabled: bool = Field(
+        default=True,
+        description="`arena serve` also runs the scheduler in-process (one process holds the lease and runs jobs).",
+    )
+    scheduler_lease_seconds: int = Field(
+        default=60,
+        ge=10,
+        le=3600,
+        description="The scheduler lease lasts this long unless renewed (every third of it); a standby takes over "
+        "after it expires.",
+    )
+    scheduler_poll_seconds: float = Field(
+        default=5.0, gt=0, le=300, description="How often the scheduler picks up runs requested by operators."
+    )
+    snapshot_interval_minutes: int = Field(
+        default=15, ge=1, description="Minutes between scheduled rating snapshots."
+    )
+    backfill_interval_minutes: int = Field(
+        default=60, ge=1, description="Minutes between scheduled generation backfills."
+    )
+    timing_timeout_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="A timed generation call still running after this is recorded as a timeout failure.",
+    )
+
+    retirement_alpha: float = Field(
+        default=0.10,
+        gt=0,
+        lt=1,
+        description="Monthly retirement: a prompt is flagged when the exact binomial test of its favorite win "
+        "rate against 0.5 has a p-value at or above this (indistinguishable from chance).",
+    )
+    retirement_min_decisive_votes: int = Field(
+        default=100,
+        ge=1,
+        description="The discrimination rule applies only to prompts with at least this many decisive kept votes.",
+    )
+    retirement_auto_apply: bool = Field(
+        default=False,
+        description="The monthly job applies its retirement report at once (unless a cell would fall under "
+        "the minimum); otherwise an operator approves it.",
+    )
+    freshness_method: Literal["auto", "minilm", "lexical", "off"] = Field(
+        default="auto",
+        description="Text similarity for the freshness check: the MiniLM embedding model when installed "
+        "(auto), always MiniLM, the lexical TF-IDF fallback, or no freshness check.",
+    )
+    freshness_threshold: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="Freshness with MiniLM: a prompt whose best cosine similarity to the month's corpus is "
+        "below this is flagged as stale.",
+    )
+    freshness_lexical_threshold: float = Field(
+        default=0.06,
+        ge=0,
+        le=1,
+        description="Freshness with the lexical fallback: the same rule on TF-IDF character n-gram cosine.",
+    )
+    min_prompts_per_cell: int = Field(
+        default=3,
+        ge=0,
+        description="Retirement reports list (use case x capability) cells left with fewer active prompts.",
     )
 
     @property

@@ -5,6 +5,7 @@ recomputed from an export (`arena export` then `arena ratings fit`)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -148,8 +149,16 @@ def take_snapshot(
 
 
 def _row(row: Any) -> dict[str, Any]:
-    out = dataclasses.asdict(row)
-    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in out.items()}
+    """A board row as JSON-safe values: numpy scalars unwrapped, unbounded interval ends stored as null
+    (JSON has no infinity, and PostgreSQL refuses it)."""
+    out = {}
+    for key, value in dataclasses.asdict(row).items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            value = None
+        out[key] = value
+    return out
 
 
 def _failures(boards: Any) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import numpy as np
@@ -23,7 +24,7 @@ from sqlmodel import Session
 
 from arena.app import create_app
 from arena.db import make_engine
-from arena.db.tables import LatencySample, Output, Prompt, Vote
+from arena.db.tables import LatencySample, Output, Prompt, RatingSnapshot, Vote
 from arena.initialize import initialize
 from arena.registry import parse_registry, sync_registry
 from arena.settings import Settings
@@ -181,11 +182,19 @@ def main() -> None:
         t = time.perf_counter()
         settings, engine = build(Path(tmp), args.models, args.votes)
         print(f"built {args.models} + 10 models, {args.votes} votes in {time.perf_counter() - t:.0f} s")
+        with engine.connect() as conn:
+            capability_board = conn.execute(
+                select(RatingSnapshot.board)
+                .where(
+                    RatingSnapshot.modality == "text_to_image", RatingSnapshot.board.startswith("capability=")
+                )
+                .limit(1)
+            ).scalar_one()
         routes = [
             "/api/v1/health",
             "/leaderboard",
             "/leaderboard?include_modified=true&sort=price&order=asc",
-            "/leaderboard?board=capability%3Dtext_rendering",
+            f"/leaderboard?board={quote(capability_board)}",
             "/leaderboard?modality=image_editing",
             "/models/bench-007",
             "/methodology",

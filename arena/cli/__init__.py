@@ -8,7 +8,8 @@ import typer
 from sqlalchemy.exc import OperationalError
 
 from arena import __version__
-from arena.cli import generate, prompts, ratings, simulate, snapshot, votes
+from arena.cli import demo, export, generate, jobs, latency, prompts, ratings, simulate, snapshot, votes
+from arena.cli import retirement as retirement_cli
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.pool import ImportFailed
 from arena.registry import RegistryError
@@ -21,11 +22,19 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(prompts.app, name="prompts")
+prompts.app.command("retire")(retirement_cli.retire_command)
+prompts.app.command("refresh")(retirement_cli.refresh_command)
+prompts.app.command("corpus")(retirement_cli.corpus_command)
 ratings.app.command("snapshot")(snapshot.snapshot_command)
 app.add_typer(ratings.app, name="ratings")
 app.add_typer(votes.app, name="votes")
 app.command("generate")(generate.generate)
 app.command("simulate")(simulate.simulate_command)
+app.command("export")(export.export_command)
+app.command("demo")(demo.demo_command)
+app.add_typer(latency.app, name="latency")
+app.command("jobs")(jobs.jobs_command)
+app.command("scheduler")(jobs.scheduler_command)
 
 
 @app.command()
@@ -66,14 +75,25 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default ARENA_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default ARENA_PORT).")] = None,
 ) -> None:
-    """Run the web app (arena page, leaderboard, JSON API) with uvicorn."""
+    """Run the web app (arena page, leaderboard, JSON API) with uvicorn, and the scheduler unless disabled."""
     import uvicorn
 
     from arena.app import create_app
 
     settings = load_settings()
     app_ = create_app(settings)
-    uvicorn.run(app_, host=host or settings.host, port=port or settings.port, log_level=settings.log_level)
+    service = None
+    if settings.scheduler_enabled:  # ARENA_SCHEDULER_ENABLED=false leaves scheduling to `arena scheduler`
+        from scheduler.service import SchedulerService
+
+        service = SchedulerService(settings).start()
+    try:
+        uvicorn.run(
+            app_, host=host or settings.host, port=port or settings.port, log_level=settings.log_level
+        )
+    finally:
+        if service is not None:
+            service.stop()
 
 
 def main() -> None:

@@ -13,7 +13,10 @@ from arena.db.tables import Prompt
 from arena.pool import ImportFailed, coverage, import_prompt_lines
 from prompts_taxonomy import load_taxonomy
 
-app = typer.Typer(help="The prompt pool: import, list, coverage statistics.", no_args_is_help=True)
+app = typer.Typer(
+    help="The prompt pool: import, list, coverage, monthly retirement and refresh, the live corpus.",
+    no_args_is_help=True,
+)
 THIN = 3
 
 

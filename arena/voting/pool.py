@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine, func, select
 
 from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot
-from arena.matchmaking import Standing
+from arena.matchmaking import UNRATED_HALF_WIDTH, Standing
 
 SHARE_WINDOW = 2000
 
@@ -120,7 +120,12 @@ class PoolCache:
                 .limit(1)
             ).first()
             for row in (snapshot[0] if snapshot else []) or []:
-                half = (float(row["ci_high"]) - float(row["ci_low"])) / 2.0
+                low, high = row.get("ci_low"), row.get("ci_high")
+                half = (
+                    (float(high) - float(low)) / 2.0
+                    if low is not None and high is not None
+                    else UNRATED_HALF_WIDTH
+                )
                 pool.standings[row["model"]] = Standing(float(row["rating"]), half, int(row.get("votes", 0)))
             recent = (
                 select(Matchup.left_output_id, Matchup.right_output_id)

@@ -1,7 +1,156 @@
-"""Leaderboard pages and API (filled in by the leaderboard work)."""
+"""The leaderboard page (/leaderboard), and the assembly of the leaderboard routers: the model pages, the
+methodology page and the JSON/CSV API. Everything reads stored snapshots; nothing is fitted on a request."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from collections.abc import Mapping
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from arena.leaderboard import LeaderboardReader, board_keys, board_label
+from arena.web import lb_api, methodology, model_page
+from arena.web.deps import TaxonomyDep
+from arena.web.lb_charts import board_charts, slice_heatmap
+from arena.web.lb_common import (
+    FMT,
+    BoardQuery,
+    IncludeModifiedQuery,
+    ModalityQuery,
+    NotFound,
+    OrderQuery,
+    ReaderDep,
+    SortQuery,
+    cached_page,
+    check_board,
+    page_not_found,
+)
+from arena.web.lb_rows import chart_tables, row_texts
+from prompts_taxonomy import Taxonomy
 
 router = APIRouter(tags=["leaderboard"])
+router.include_router(lb_api.router)
+router.include_router(model_page.router)
+router.include_router(methodology.router)
+
+COLUMNS = [
+    ("rank", "Rank", "Rank from interval overlap: 1 + the number of models whose whole interval is above."),
+    ("model", "Model", ""),
+    ("organization", "Organization", ""),
+    ("rating", "Rating", "Bradley-Terry rating on an Elo-like scale; the anchor model reads 1000."),
+    (None, "95% interval", "Bootstrap percentile interval around the rating."),
+    ("votes", "Votes", "Votes this model took part in on this board."),
+    ("price", "Price / 1k images", "Provider price per image in USD x 1,000."),
+    ("time", "Generation time", "Median over the last 14 days (p05-p95 below)."),
+    ("kind", "Endpoint", "Standard: the native model; modified: distilled, quantized or otherwise altered."),
+    ("release", "Released", ""),
+]
+DESCENDING_FIRST = {"rating", "votes", "release"}
+
+
+def _url(path: str, **params: object) -> str:
+    query = {k: v for k, v in params.items() if v not in (None, False, "")}
+    return path + ("?" + urlencode(query) if query else "")
+
+
+@router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
+def leaderboard_page(
+    request: Request,
+    reader: ReaderDep,
+    taxonomy: TaxonomyDep,
+    modality: ModalityQuery = "text_to_image",
+    board: BoardQuery = "overall",
+    include_modified: IncludeModifiedQuery = False,
+    sort: SortQuery = "rank",
+    order: OrderQuery = "asc",
+) -> HTMLResponse:
+    """A tab per modality, a board selector, the table with sortable columns, charts and the slice heat map."""
+    try:
+        check_board(taxonomy, modality, board)
+    except NotFound as exc:
+        return page_not_found(request, exc.message)
+    return cached_page(
+        request,
+        reader,
+        lambda: _render(request, reader, taxonomy, modality, board, include_modified, sort, order),
+    )
+
+
+def _render(
+    request: Request,
+    reader: LeaderboardReader,
+    taxonomy: Taxonomy,
+    modality: str,
+    board: str,
+    include_modified: bool,
+    sort: str,
+    order: str,
+) -> HTMLResponse:
+    """Render the page from the stored boards (on a page-cache miss)."""
+    view = reader.board_view(
+        modality, board, include_modified=include_modified, sort=sort, descending=order == "desc"
+    )
+    state = {"modality": modality, "board": board, "include_modified": "true" if include_modified else None}
+
+    def sort_url(key: str) -> str:
+        if key == sort:
+            direction = "asc" if order == "desc" else "desc"
+        else:
+            direction = "desc" if key in DESCENDING_FIRST else "asc"
+        return _url("/leaderboard", **state, sort=key, order=direction)
+
+    published = view.published
+    anchor = published.params.get("anchor") if published else None
+    charts = board_charts(view)
+    context = {
+        "view": view,
+        "fmt": FMT,
+        "modality": modality,
+        "board": board,
+        "include_modified": include_modified,
+        "sort": sort,
+        "order": order,
+        "columns": COLUMNS,
+        "sort_url": sort_url,
+        "tabs": [
+            (
+                m.slug,
+                m.name,
+                _url("/leaderboard", modality=m.slug, include_modified=state["include_modified"]),
+            )
+            for m in taxonomy.modalities
+        ],
+        "board_groups": _board_groups(taxonomy, view.boards),
+        "toggle_url": _url(
+            "/leaderboard",
+            modality=modality,
+            board=board,
+            include_modified=None if include_modified else "true",
+            sort=sort if sort != "rank" else None,
+            order=order if sort != "rank" else None,
+        ),
+        "csv_url": _url("/api/v1/leaderboard.csv", **state),
+        "json_url": _url("/api/v1/leaderboard", **state),
+        "anchor_name": view.models[anchor].display_name if anchor in view.models else anchor,
+        "charts": charts,
+        "chart_rows": chart_tables(charts),
+        "rows": row_texts(
+            view.rows, anchor=anchor, min_votes=published.params.get("min_votes") if published else None
+        ),
+        "heatmap": slice_heatmap(view, taxonomy),
+        "simulated": bool(published and published.params.get("include_simulated")),
+    }
+    return request.app.state.templates.TemplateResponse(request, "leaderboard.html", context)
+
+
+def _board_groups(
+    taxonomy: Taxonomy, boards: Mapping[str, object]
+) -> list[tuple[str, list[tuple[str, str, bool]]]]:
+    """The board selector's options by group: (key, name, has a published board)."""
+    options = [(k, board_label(taxonomy, k).split(": ", 1)[-1], k in boards) for k in board_keys(taxonomy)]
+    return [
+        ("", [o for o in options if o[0] == "overall"]),
+        ("Use cases", [o for o in options if o[0].startswith("use_case=")]),
+        ("Capabilities", [o for o in options if o[0].startswith("capability=")]),
+    ]

@@ -46,3 +46,10 @@ def page(browser: Browser) -> Iterator[Page]:
     )
     yield pg
     context.close()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests last: once the session's Playwright (sync API) has started, it leaves an event
+    loop set as running in the main thread, and every later `asyncio.run` there would fail."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

@@ -24,7 +24,9 @@ def test_pure_package_imports_nothing_but_its_allowed_dependencies(package):
     out = subprocess.run([sys.executable, "-c", PROBE, package], capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
     third_party = {
-        m for m in loaded if m not in sys.stdlib_module_names and not m.startswith("_") and m != "cython_runtime"
+        m
+        for m in loaded
+        if m not in sys.stdlib_module_names and not m.startswith("_") and m != "cython_runtime"
     }
     # numpy and scipy pull in a few helpers of their own; anything web, database or HTTP is a violation.
     forbidden = {

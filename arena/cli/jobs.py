@@ -1,0 +1,82 @@
+"""`arena jobs` (each job's last run, duration, outcome and next run) and `arena scheduler` (run it alone)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from datetime import datetime
+from typing import Annotated, Any
+
+import typer
+from sqlalchemy.exc import OperationalError, ProgrammingError
+
+from arena.cli.common import engine_for, fail, load_settings, print_json
+from arena.db.tables import utcnow
+from arena.jobruns import job_overview, lease_status
+
+
+def _when(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def jobs_command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List each scheduled job's last run, its duration and outcome, and its next run."""
+    settings = load_settings()
+    now = utcnow()
+    with engine_for(settings) as engine:
+        try:
+            overview = job_overview(engine)
+            lease = lease_status(engine, now)
+        except (OperationalError, ProgrammingError):
+            fail("the database is not initialised: run `arena init` first")
+    if as_json:
+        data: dict[str, Any] = {
+            "scheduler": None
+            if lease is None
+            else {"holder": lease.holder, "expires_at": lease.expires_at.isoformat(), "alive": lease.alive},
+            "jobs": [j.to_dict() for j in overview],
+        }
+        print_json(data)
+        return
+    if lease is not None and lease.alive:
+        typer.echo(f"scheduler: running in {lease.holder} (lease until {_when(lease.expires_at)})")
+    else:
+        typer.echo("scheduler: not running (start `arena serve` or `arena scheduler`)")
+    typer.echo(f"{'job':<20} {'last run':<21} {'duration':>9} {'outcome':<11} {'next run':<21} message")
+    for job in overview:
+        last = job.last
+        line = (
+            f"{job.job:<20} {_when(last.started_at if last else None):<21} "
+            f"{_duration(last.duration_seconds if last else None):>9} {(last.outcome if last else '-'):<11} "
+            f"{_when(job.next_run):<21} {(last.message if last else '')}"
+        )
+        typer.echo(line.rstrip() + (f" ({job.queued} queued)" if job.queued else ""))
+
+
+def scheduler_command() -> None:
+    """Run the scheduler alone (no web server) until interrupted; one process holds the lease at a time."""
+    from scheduler.service import SchedulerService
+
+    settings = load_settings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    service = SchedulerService(settings).start()
+    typer.echo(
+        f"scheduler process {service.holder}: holding or waiting for the lease; Ctrl-C stops it", err=True
+    )
+    try:
+        done.wait()
+    finally:
+        service.stop()
+        typer.echo("scheduler stopped", err=True)

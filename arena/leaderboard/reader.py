@@ -1,0 +1,210 @@
+"""What the leaderboard pages and API read, assembled from stored data with per-app caches.
+
+One `LeaderboardReader` per app: parsed snapshots are cached by id, tallies per snapshot, generation-time
+statistics for a minute of the app's clock. Nothing is fitted here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Connection, Engine, func, select
+
+from arena.db.tables import Model, RatingSnapshot
+from arena.latency import LatencyStats, latency_stats
+from arena.leaderboard.examples import Example, example_matchups
+from arena.leaderboard.published import VoteSet
+from arena.leaderboard.store import (
+    BoardEntry,
+    ModelInfo,
+    PublishedBoard,
+    SnapshotCache,
+    board_keys,
+    board_label,
+    load_models,
+)
+from arena.leaderboard.table import LeaderboardRow, build_rows, sort_rows
+from arena.leaderboard.tallies import Record, TallyCache
+from arena.leaderboard.timing import TimingDetail, timing_detail
+from prompts_taxonomy import Taxonomy
+
+__all__ = ["BoardView", "LeaderboardReader", "ModelDetail", "Standing"]
+
+LATENCY_TTL_SECONDS = 60
+EXAMPLES_CACHE = 1024
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """One board of one modality as shown: rows, the board's snapshot, and every board for the heat map."""
+
+    modality: str
+    board: str
+    label: str
+    published: PublishedBoard | None
+    rows: list[LeaderboardRow]
+    hidden_modified: int
+    boards: dict[str, PublishedBoard]
+    models: dict[str, ModelInfo]
+
+    def slice_rating(self, key: str, model: str) -> BoardEntry | None:
+        """`model`'s row on slice board `key`, if it has one (heat map cells)."""
+        board = self.boards.get(key)
+        return board.entry(model) if board else None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A model's row on one board, with the board's size and anchor."""
+
+    board: str
+    label: str
+    entry: BoardEntry
+    models_on_board: int
+    anchor: str
+    vote_count: int
+
+
+@dataclass(frozen=True)
+class ModelDetail:
+    """Everything on a model page."""
+
+    info: ModelInfo
+    standings: list[Standing]
+    opponents: list[tuple[str, Record]]
+    cells: dict[tuple[str, str], Record]
+    timing: TimingDetail
+    examples: list[Example]
+    snapshot: PublishedBoard | None
+    names: dict[str, str] = field(default_factory=dict)
+
+
+class LeaderboardReader:
+    """Reads published boards, model facts and timing statistics for the pages and the API."""
+
+    def __init__(self, engine: Engine, taxonomy: Taxonomy, clock: Callable[[], datetime]) -> None:
+        self.engine = engine
+        self.taxonomy = taxonomy
+        self.clock = clock
+        self.snapshots = SnapshotCache()
+        self.tallies = TallyCache()
+        self._latency: tuple[int, dict[str, LatencyStats]] | None = None
+        self._examples: OrderedDict[tuple[VoteSet, str], list[Example]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def examples(self, conn: Connection, votes: VoteSet, slug: str) -> list[Example]:
+        """Example matchups of `slug`, looked up once per snapshot (they only change with a new one)."""
+        key = (votes, slug)
+        with self._lock:
+            if key in self._examples:
+                self._examples.move_to_end(key)
+                return self._examples[key]
+        found = example_matchups(conn, votes, slug)
+        with self._lock:
+            self._examples[key] = found
+            while len(self._examples) > EXAMPLES_CACHE:
+                self._examples.popitem(last=False)
+        return found
+
+    def data_version(self) -> tuple[object, ...]:
+        """What the pages are a function of: the newest snapshot, the model registry, the latency minute.
+
+        Two cheap queries; pages rendered for the same URL and version are identical, so they can be reused.
+        """
+        with self.engine.connect() as conn:
+            newest = conn.execute(select(func.max(RatingSnapshot.id))).scalar()
+            models = tuple(conn.execute(select(func.count(), func.max(Model.updated_at))).one())
+        return (newest, models, int(self.clock().timestamp() // LATENCY_TTL_SECONDS))
+
+    def latency(self) -> dict[str, LatencyStats]:
+        """Generation-time statistics of the last 14 days, recomputed at most once a minute."""
+        now = self.clock()
+        minute = int(now.timestamp() // LATENCY_TTL_SECONDS)
+        with self._lock:
+            if self._latency is not None and self._latency[0] == minute:
+                return self._latency[1]
+        stats = latency_stats(self.engine, now)
+        with self._lock:
+            self._latency = (minute, stats)
+        return stats
+
+    def board_view(
+        self,
+        modality: str,
+        board: str,
+        *,
+        include_modified: bool = False,
+        sort: str = "rank",
+        descending: bool = False,
+    ) -> BoardView:
+        """The rows of `board` (a key from `board_keys`) and the latest snapshot of every board."""
+        keys = board_keys(self.taxonomy)
+        with self.engine.connect() as conn:
+            boards = self.snapshots.boards(conn, modality, keys)
+            models = load_models(conn)
+        published = boards.get(board)
+        rows: list[LeaderboardRow] = []
+        hidden = 0
+        if published is not None:
+            rows = build_rows(published, models, self.latency(), include_modified=include_modified)
+            hidden = len(published.rows) - len(rows)
+            rows = sort_rows(rows, sort, descending)
+        return BoardView(
+            modality=modality,
+            board=board,
+            label=board_label(self.taxonomy, board),
+            published=published,
+            rows=rows,
+            hidden_modified=hidden,
+            boards=boards,
+            models=models,
+        )
+
+    def model_detail(self, slug: str) -> ModelDetail | None:
+        """Everything on the model page of `slug`, or None for an unknown model."""
+        keys = board_keys(self.taxonomy)
+        with self.engine.connect() as conn:
+            models = load_models(conn)
+            info = models.get(slug)
+            if info is None:
+                return None
+            boards = self.snapshots.boards(conn, info.modality, keys)
+            overall = boards.get("overall")
+            standings = [
+                Standing(
+                    key,
+                    board_label(self.taxonomy, key),
+                    entry,
+                    len(b.rows),
+                    str(b.params.get("anchor", "")),
+                    b.vote_count,
+                )
+                for key, b in boards.items()
+                if (entry := b.entry(slug)) is not None
+            ]
+            opponents: list[tuple[str, Record]] = []
+            cells: dict[tuple[str, str], Record] = {}
+            examples: list[Example] = []
+            if overall is not None:
+                votes = VoteSet.of(overall)
+                tallies = self.tallies.get(conn, votes)
+                opponents = sorted(
+                    tallies.opponents.get(slug, {}).items(), key=lambda kv: (-kv[1].votes, kv[0])
+                )
+                cells = dict(tallies.cells.get(slug, {}))
+                examples = self.examples(conn, votes, slug)
+            timing = timing_detail(conn, slug, self.clock())
+        return ModelDetail(
+            info=info,
+            standings=standings,
+            opponents=opponents,
+            cells=cells,
+            timing=timing,
+            examples=examples,
+            snapshot=overall,
+            names={m.slug: m.display_name for m in models.values()},
+        )

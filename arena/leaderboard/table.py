@@ -1,0 +1,149 @@
+"""The rows of a leaderboard view: a published board joined with model facts, prices and generation times.
+
+Modified endpoints are left out unless asked for. Ranks are re-read from the stored intervals among the rows
+shown (rank = 1 + the number of shown models whose lower bound is above this model's upper bound), so hiding
+modified endpoints never leaves gaps; with every row shown they equal the published ranks.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from arena.latency import LatencyStats
+from arena.leaderboard.store import ModelInfo, PublishedBoard
+
+__all__ = ["SORT_KEYS", "LeaderboardRow", "SortKey", "build_rows", "sort_rows"]
+
+SortKey = Literal["rank", "model", "organization", "rating", "votes", "price", "time", "kind", "release"]
+SORT_KEYS: tuple[str, ...] = (
+    "rank",
+    "model",
+    "organization",
+    "rating",
+    "votes",
+    "price",
+    "time",
+    "kind",
+    "release",
+)
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One model on a leaderboard view."""
+
+    rank: int
+    published_rank: int
+    model: str
+    display_name: str
+    organization: str
+    rating: float
+    ci_low: float | None
+    ci_high: float | None
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    provisional: bool
+    price_per_1000: float | None
+    median_s: float | None
+    p05_s: float | None
+    p95_s: float | None
+    latency_samples: int
+    endpoint_kind: str
+    cohort: str
+    release_date: str | None
+
+    @property
+    def modified(self) -> bool:
+        """Whether the endpoint is altered from the native model (distilled, quantized, ...)."""
+        return self.endpoint_kind == "modified"
+
+    @property
+    def legacy(self) -> bool:
+        """Whether the model is in the legacy cohort (rated with all its votes)."""
+        return self.cohort == "legacy"
+
+
+def _ranks(intervals: list[tuple[float | None, float | None]]) -> list[int]:
+    """1 + the number of other rows whose lower bound is above this row's upper bound (unbounded ends open)."""
+    lows = sorted(low if low is not None else -math.inf for low, _high in intervals)
+    highs = [high if high is not None else math.inf for _low, high in intervals]
+    return [1 + len(lows) - bisect.bisect_right(lows, high) for high in highs]
+
+
+def build_rows(
+    board: PublishedBoard,
+    models: Mapping[str, ModelInfo],
+    latency: Mapping[str, LatencyStats],
+    *,
+    include_modified: bool,
+) -> list[LeaderboardRow]:
+    """The view's rows in published order (by rating), ranks recomputed among the rows shown."""
+    shown = [
+        e
+        for e in board.rows
+        if include_modified
+        or (models[e.model].endpoint_kind if e.model in models else "standard") != "modified"
+    ]
+    ranks = _ranks([(e.ci_low, e.ci_high) for e in shown])
+    rows: list[LeaderboardRow] = []
+    for entry, rank in zip(shown, ranks, strict=True):
+        info = models.get(entry.model)
+        stats = latency.get(entry.model)
+        rows.append(
+            LeaderboardRow(
+                rank=rank,
+                published_rank=entry.rank,
+                model=entry.model,
+                display_name=info.display_name if info else entry.model,
+                organization=info.organization if info else "",
+                rating=entry.rating,
+                ci_low=entry.ci_low,
+                ci_high=entry.ci_high,
+                votes=entry.votes,
+                wins=entry.wins,
+                losses=entry.losses,
+                ties=entry.ties,
+                provisional=entry.provisional,
+                price_per_1000=info.price_per_1000 if info else None,
+                median_s=stats.median if stats else None,
+                p05_s=stats.p05 if stats else None,
+                p95_s=stats.p95 if stats else None,
+                latency_samples=stats.samples if stats else 0,
+                endpoint_kind=info.endpoint_kind if info else "standard",
+                cohort=info.cohort if info else "current",
+                release_date=info.release_date if info else None,
+            )
+        )
+    return rows
+
+
+def _key(row: LeaderboardRow, key: str) -> tuple[int, object]:
+    """Sort key with missing values last whatever the direction (the flag is flipped for descending)."""
+    value: object = {
+        "rank": row.rank,
+        "model": row.display_name.lower(),
+        "organization": row.organization.lower(),
+        "rating": row.rating,
+        "votes": row.votes,
+        "price": row.price_per_1000,
+        "time": row.median_s,
+        "kind": row.endpoint_kind,
+        "release": row.release_date,
+    }[key]
+    return (0, value) if value is not None else (1, 0)
+
+
+def sort_rows(
+    rows: list[LeaderboardRow], key: str = "rank", descending: bool = False
+) -> list[LeaderboardRow]:
+    """Rows ordered by a column; ties keep the published order (by rating). Missing values go last."""
+    present = [r for r in rows if _key(r, key)[0] == 0]
+    absent = [r for r in rows if _key(r, key)[0] == 1]
+    present.sort(key=lambda r: _key(r, key)[1], reverse=descending)  # type: ignore[arg-type,return-value]
+    return present + absent

@@ -1,0 +1,172 @@
+"""Shared pieces of the leaderboard routers: the per-app reader, query parameter types, 404 handling and
+number formatting for templates."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import Depends, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse
+
+from arena.leaderboard import LeaderboardReader, board_keys
+from prompts_taxonomy import Taxonomy
+
+_LOCK = threading.Lock()
+
+BOARD_PATTERN = r"^(overall|(use_case|capability)=[a-z0-9_]{1,64})$"
+MODALITY_PATTERN = r"^[a-z0-9_]{1,32}$"
+
+ModalityQuery = Annotated[
+    str, Query(pattern=MODALITY_PATTERN, description="text_to_image or image_editing (404 when unknown).")
+]
+BoardQuery = Annotated[
+    str,
+    Query(
+        pattern=BOARD_PATTERN,
+        description="overall, use_case=<slug> or capability=<slug> (404 when the slug is not in the taxonomy).",
+    ),
+]
+IncludeModifiedQuery = Annotated[
+    bool, Query(description="Also list modified endpoints (distilled, quantized, ...), labelled as such.")
+]
+SortQuery = Annotated[
+    Literal["rank", "model", "organization", "rating", "votes", "price", "time", "kind", "release"],
+    Query(description="Column to sort by."),
+]
+OrderQuery = Annotated[Literal["asc", "desc"], Query(description="Sort direction.")]
+
+
+class NotFound(Exception):
+    """An unknown modality, board or model: a 404 with a message for the reader."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def get_reader(request: Request) -> LeaderboardReader:
+    """The app's leaderboard reader, made on first use (it holds the snapshot and tally caches)."""
+    state = request.app.state
+    reader = getattr(state, "leaderboard_reader", None)
+    if reader is None:
+        with _LOCK:
+            reader = getattr(state, "leaderboard_reader", None)
+            if reader is None:
+                reader = LeaderboardReader(state.engine, state.taxonomy, state.clock)
+                state.leaderboard_reader = reader
+    return reader
+
+
+ReaderDep = Annotated[LeaderboardReader, Depends(get_reader)]
+
+
+class PageCache:
+    """Rendered pages by (URL, data version): a page is a pure function of both, so a repeat is a copy."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._pages: OrderedDict[tuple[str, tuple[object, ...]], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, tuple[object, ...]]) -> bytes | None:
+        """The stored body, if any."""
+        with self._lock:
+            body = self._pages.get(key)
+            if body is not None:
+                self._pages.move_to_end(key)
+            return body
+
+    def put(self, key: tuple[str, tuple[object, ...]], body: bytes) -> None:
+        """Store a rendered body (oldest entries go first)."""
+        with self._lock:
+            self._pages[key] = body
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+
+def cached_page(
+    request: Request, reader: LeaderboardReader, render: Callable[[], HTMLResponse]
+) -> HTMLResponse:
+    """Serve the page from the cache when the URL and the data are unchanged; render and keep it otherwise.
+
+    Only successful renders are kept; the URL includes the host, as the page's static links do.
+    """
+    state = request.app.state
+    pages = getattr(state, "leaderboard_pages", None)
+    if pages is None:
+        with _LOCK:
+            pages = getattr(state, "leaderboard_pages", None) or PageCache()
+            state.leaderboard_pages = pages
+    key = (str(request.url), reader.data_version())
+    body = pages.get(key)
+    if body is not None:
+        return HTMLResponse(body)
+    response = render()
+    if response.status_code == 200:
+        pages.put(key, bytes(response.body))
+    return response
+
+
+def check_board(taxonomy: Taxonomy, modality: str, board: str) -> None:
+    """Raise `NotFound` for a modality or board that is not in the taxonomy."""
+    if not taxonomy.has("modality", modality):
+        known = ", ".join(taxonomy.slugs("modality"))
+        raise NotFound(f"unknown modality '{modality}' (known: {known})")
+    if board not in board_keys(taxonomy):
+        raise NotFound(f"unknown board '{board}': use overall, use_case=<slug> or capability=<slug>")
+
+
+def api_not_found(exc: NotFound) -> HTTPException:
+    """The API's form of a 404."""
+    return HTTPException(404, exc.message)
+
+
+def page_not_found(request: Request, message: str) -> HTMLResponse:
+    """The pages' form of a 404: the site layout with the message."""
+    return request.app.state.templates.TemplateResponse(
+        request, "lb_not_found.html", {"message": message}, status_code=404
+    )
+
+
+class Fmt:
+    """Number formatting for the leaderboard templates (missing values render as an en dash)."""
+
+    dash = "–"
+
+    def rating(self, value: float | None) -> str:
+        """A rating to the nearest point."""
+        return self.dash if value is None or not math.isfinite(value) else f"{value:,.0f}"
+
+    def interval(self, rating: float, low: float | None, high: float | None) -> str:
+        """An interval relative to the rating: "+15 / −12"."""
+        if low is None or high is None:
+            return "unbounded"
+        return f"+{high - rating:,.0f} / −{rating - low:,.0f}"
+
+    def price(self, value: float | None) -> str:
+        """USD per 1,000 images."""
+        return self.dash if value is None else f"${value:,.2f}"
+
+    def seconds(self, value: float | None) -> str:
+        """Seconds with one decimal."""
+        return self.dash if value is None else f"{value:.1f} s"
+
+    def percent(self, value: float | None) -> str:
+        """A share as a whole percentage."""
+        return self.dash if value is None else f"{100 * value:.0f}%"
+
+    def when(self, value: datetime | None) -> str:
+        """A UTC time to the minute."""
+        return self.dash if value is None else value.strftime("%Y-%m-%d %H:%M UTC")
+
+    def signed(self, value: float | None, unit: str = "") -> str:
+        """A signed difference."""
+        return self.dash if value is None else f"{value:+.1f}{unit}"
+
+
+FMT = Fmt()

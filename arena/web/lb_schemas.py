@@ -1,0 +1,164 @@
+"""Response models of the leaderboard API (they document /api/v1/leaderboard and /api/v1/models/{slug})."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class SnapshotOut(BaseModel):
+    """When and how the board was computed."""
+
+    created_at: datetime
+    vote_count: int = Field(description="Votes that entered the fit.")
+    filter_version: str
+    methodology_version: str
+    includes_simulated_votes: bool = Field(description="True on demo instances: simulated votes are counted.")
+    params: dict[str, Any] = Field(
+        description="Everything needed to recompute the board: anchor, anchor_rating, interval, level, "
+        "n_bootstrap, seed, min_votes, include_simulated, current_cohort, cell_balanced, excluded, notes."
+    )
+
+
+class LeaderboardRowOut(BaseModel):
+    """One model on a board."""
+
+    rank: int = Field(
+        description="1 + the number of listed models whose lower bound is above this upper bound."
+    )
+    published_rank: int = Field(description="The rank among every model of the published board.")
+    model: str
+    display_name: str
+    organization: str
+    rating: float
+    ci_low: float | None = Field(description="Lower end of the interval (null when unbounded).")
+    ci_high: float | None
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    provisional: bool = Field(description="Fewer votes on this board than the snapshot's min_votes.")
+    price_per_1000_images_usd: float | None
+    median_generation_s: float | None = Field(
+        description="Median of successful timing samples, last 14 days."
+    )
+    p05_generation_s: float | None
+    p95_generation_s: float | None
+    generation_samples: int
+    endpoint_kind: str = Field(description="standard or modified.")
+    cohort: str = Field(description="current or legacy.")
+    release_date: str | None
+
+
+class LeaderboardOut(BaseModel):
+    """A board of a modality as published by the latest snapshot."""
+
+    modality: str
+    board: str
+    board_name: str
+    include_modified: bool
+    hidden_modified: int = Field(description="Modified endpoints left out of `rows`.")
+    snapshot: SnapshotOut
+    rows: list[LeaderboardRowOut]
+
+
+class BoardStandingOut(BaseModel):
+    """A model's row on one board."""
+
+    board: str
+    board_name: str
+    rating: float
+    ci_low: float | None
+    ci_high: float | None
+    rank: int
+    models_on_board: int
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    provisional: bool
+    anchor: str
+
+
+class OpponentOut(BaseModel):
+    """Head-to-head record against one opponent in the published votes."""
+
+    opponent: str
+    opponent_name: str
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    win_rate: float | None = Field(description="(wins + ties / 2) / votes.")
+
+
+class CellOut(BaseModel):
+    """Record in one (use case x capability) cell."""
+
+    use_case: str
+    capability: str
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    win_rate: float | None
+
+
+class DailyTimingOut(BaseModel):
+    """Successful timing samples on one UTC day."""
+
+    day: date
+    median_s: float | None
+    samples: int
+    failures: int
+
+
+class TimingOut(BaseModel):
+    """Generation time over the last 14 days."""
+
+    median_s: float | None
+    p05_s: float | None
+    p25_s: float | None
+    p75_s: float | None
+    p95_s: float | None
+    samples: int
+    failures: int
+    last_7_days_median_s: float | None
+    previous_7_days_median_s: float | None
+    daily: list[DailyTimingOut]
+
+
+class ExampleOut(BaseModel):
+    """A decided matchup: the prompt and both served images (no voter data)."""
+
+    won: bool
+    prompt_id: str
+    prompt: str
+    use_case: str
+    capability: str
+    opponent: str
+    image_url: str
+    opponent_image_url: str
+
+
+class ModelOut(BaseModel):
+    """A model's page as data."""
+
+    slug: str
+    display_name: str
+    organization: str
+    modality: str
+    endpoint_kind: str
+    cohort: str
+    price_per_1000_images_usd: float | None
+    release_date: str | None
+    active: bool
+    snapshot_created_at: datetime | None
+    includes_simulated_votes: bool
+    boards: list[BoardStandingOut]
+    opponents: list[OpponentOut]
+    cells: list[CellOut]
+    generation_time: TimingOut
+    examples: list[ExampleOut]

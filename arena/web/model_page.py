@@ -1,0 +1,69 @@
+"""The model page (/models/{slug}) and the public reference images of the editing prompts it shows."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlalchemy import select
+
+from arena.db.tables import Prompt, ReferenceImage
+from arena.leaderboard import LeaderboardReader
+from arena.media import SERVED_MEDIA_TYPE, normalize_image
+from arena.web.deps import TaxonomyDep
+from arena.web.lb_charts import cell_heatmap, model_charts
+from arena.web.lb_common import FMT, ReaderDep, cached_page, page_not_found
+from prompts_taxonomy import Taxonomy
+
+router = APIRouter(tags=["leaderboard"])
+
+
+@router.get("/models/{slug}", response_class=HTMLResponse, include_in_schema=False)
+def model_detail_page(slug: str, request: Request, reader: ReaderDep, taxonomy: TaxonomyDep) -> HTMLResponse:
+    """Ratings on every board, head-to-head win rates, a use case x capability heat map, generation time,
+    price, endpoint kind, cohort and example matchups."""
+    return cached_page(request, reader, lambda: _render(slug, request, reader, taxonomy))
+
+
+def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Taxonomy) -> HTMLResponse:
+    detail = reader.model_detail(slug)
+    if detail is None:
+        return page_not_found(request, f"unknown model '{slug}'")
+    snapshot = detail.snapshot
+    context = {
+        "d": detail,
+        "fmt": FMT,
+        "taxonomy": taxonomy,
+        "modality_name": (
+            taxonomy.label("modality", detail.info.modality).name
+            if taxonomy.has("modality", detail.info.modality)
+            else detail.info.modality
+        ),
+        "charts": model_charts(detail),
+        "grid": cell_heatmap(detail, taxonomy),
+        "simulated": bool(snapshot and snapshot.params.get("include_simulated")),
+        "label": lambda axis, value: taxonomy.label(axis, value).name if taxonomy.has(axis, value) else value,
+    }
+    return request.app.state.templates.TemplateResponse(request, "model.html", context)
+
+
+@router.get("/leaderboard/reference/{prompt_id}", include_in_schema=False)
+def prompt_reference(prompt_id: str, request: Request) -> Response:
+    """The normalized reference image of an editing prompt (curated public images, shown with examples)."""
+    state = request.app.state
+    with state.engine.connect() as conn:
+        row = conn.execute(
+            select(ReferenceImage.id, ReferenceImage.path)
+            .join(Prompt, Prompt.reference_image_id == ReferenceImage.id)
+            .where(Prompt.id == prompt_id)
+        ).first()
+    if row is None:
+        raise HTTPException(404, "no such image")
+    cache: dict[int, bytes] = state.reference_cache
+    if row.id not in cache:
+        path = state.settings.media_dir / row.path
+        if not path.is_file():
+            raise HTTPException(404, "no such image")
+        cache[row.id] = normalize_image(path.read_bytes())
+    return Response(
+        cache[row.id], media_type=SERVED_MEDIA_TYPE, headers={"Cache-Control": "public, max-age=3600"}
+    )

@@ -1,0 +1,120 @@
+"""The four jobs as functions of (context, params, progress) -> Outcome, each a thin call into `arena` or the
+timing runner: timing runs, rating snapshots, generation backfill, monthly prompt retirement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from typing import Any
+
+import httpx
+from sqlmodel import Session, select
+
+from arena.db.tables import Model
+from arena.generation import Backfill, BackfillReport, plan_jobs
+from arena.generation import Job as BackfillJob
+from arena.media import MediaStore
+from arena.providers import Provider
+from arena.snapshots import take_snapshot
+from scheduler.context import JobContext, JobFunction, Outcome, Progress, until_stopped
+from scheduler.timing import open_provider, run_timing
+
+
+def timing_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
+    """One timing run over every active text-to-image model (or `params["model"]`)."""
+    run_id = str(params.get("run_id", ""))
+    report = asyncio.run(
+        until_stopped(
+            run_timing(
+                ctx.engine,
+                ctx.settings,
+                run_id=run_id,
+                model=params.get("model"),
+                clock=ctx.clock,
+                sleep=ctx.sleep,
+                perf_counter=ctx.perf_counter,
+                progress=lambda r: progress(r.progress()),
+                should_stop=ctx.stopping.is_set,
+            ),
+            ctx.stopping,
+        )
+    )
+    outcome = "interrupted" if report.stopped else ("ok" if report.planned else "skipped")
+    message = report.summary() if report.planned else "no active text-to-image models"
+    return Outcome(outcome, message, {"progress": report.progress()})
+
+
+def snapshot_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
+    """A rating snapshot of every board (cheap: the fit runs on pair counts)."""
+    report = take_snapshot(ctx.engine, ctx.settings, now=ctx.clock())
+    details = {"boards": report.boards, "failures": report.failures, "filtered": report.filtered}
+    if not report.boards:
+        reasons = sorted(set(report.failures.values())) or ["no models"]
+        return Outcome("skipped", f"no board computed: {'; '.join(reasons)}", details)
+    return Outcome("ok", f"{len(report.boards)} board(s) stored", details)
+
+
+def backfill_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
+    """Generate every missing output (sandbox models without their simulated wait)."""
+    with Session(ctx.engine) as session:
+        jobs = plan_jobs(session, ctx.settings.media_dir)
+        models = {m.slug: m for m in session.exec(select(Model)).all()}
+    if not jobs:
+        return Outcome("ok", "nothing to generate")
+    report = asyncio.run(until_stopped(_backfill(ctx, jobs, models), ctx.stopping))
+    details = {"planned": report.planned, "generated": report.generated, "failed": report.failed}
+    message = (
+        f"generated {report.generated}, failed {report.failed}, skipped {report.skipped} of {report.planned}"
+    )
+    return Outcome("ok", message, details)
+
+
+async def _instant(_seconds: float) -> None:
+    """The sandbox's simulated latency is for timing runs, not for filling the pool."""
+
+
+async def _backfill(ctx: JobContext, jobs: list[BackfillJob], models: dict[str, Model]) -> BackfillReport:
+    providers: dict[str, Provider] = {}
+    clients: list[httpx.AsyncClient] = []
+    try:
+        for slug in sorted({j.model_slug for j in jobs}):
+            model = models[slug]
+            provider, client = await open_provider(model, _instant if model.adapter == "sandbox" else None)
+            providers[slug] = provider
+            if client is not None:
+                clients.append(client)
+        return await Backfill(ctx.engine, MediaStore(ctx.settings.media_dir), providers).run(jobs)
+    finally:
+        for provider in providers.values():
+            await provider.aclose()
+        for client in clients:
+            await client.aclose()
+
+
+def retirement_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
+    """The monthly prompt retirement of `arena.retirement.run_monthly`, when that module is installed."""
+    try:
+        module = importlib.import_module("arena.retirement")
+    except ModuleNotFoundError as exc:
+        if exc.name != "arena.retirement":
+            raise
+        return Outcome("skipped", "skipped: not installed")
+    run_monthly = getattr(module, "run_monthly", None)
+    if run_monthly is None:
+        return Outcome("skipped", "skipped: not installed")
+    result = run_monthly(ctx.engine, ctx.settings)
+    if isinstance(result, int) and not isinstance(result, bool):
+        return Outcome("ok", f"retirement report {result} stored", {"report": result})
+    return Outcome("ok", (str(result) if result is not None else "done")[:300])
+
+
+JOB_FUNCTIONS: dict[str, JobFunction] = {
+    "timing_run": timing_job,
+    "rating_snapshot": snapshot_job,
+    "generation_backfill": backfill_job,
+    "prompt_retirement": retirement_job,
+}
+
+
+__all__ = ["JOB_FUNCTIONS", "backfill_job", "retirement_job", "snapshot_job", "timing_job"]
