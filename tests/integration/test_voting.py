@@ -150,7 +150,9 @@ def test_operators_see_each_models_share_of_matchups(voter, world):
     for _ in range(6):
         _matchup(voter)
     assert voter.get("/api/v1/admin/sampling").status_code == 401
-    audit = voter.get("/api/v1/admin/sampling", headers={"Authorization": "Bearer test-operator-token"}).json()
+    audit = voter.get(
+        "/api/v1/admin/sampling", headers={"Authorization": "Bearer test-operator-token"}
+    ).json()
     shares = {m["model"]: m["share"] for m in audit["models"]}
     assert set(shares) == {"model-0", "model-1", "model-2", "model-3"}
     assert abs(sum(shares.values()) - 2.0) < 1e-3  # every matchup has two models (shares rounded to 4 places)
