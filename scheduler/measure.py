@@ -64,6 +64,7 @@ class Measurement:
     height: int | None = None
     error_kind: str | None = None
     error_message: str | None = None
+    disk_seconds: float | None = None  # the write + fsync part of `seconds` (diagnostics; not stored)
 
     @classmethod
     def failure(cls, kind: str, message: str) -> Measurement:
@@ -127,7 +128,7 @@ async def measure(
     )
     first = None if timing.first_byte is None else timing.first_byte - started
     width, height = image_size(result.image)
-    return Measurement("ok", timing.last_byte - started + disk, first, width, height)
+    return Measurement("ok", timing.last_byte - started + disk, first, width, height, disk_seconds=disk)
 
 
 __all__ = [

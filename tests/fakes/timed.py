@@ -21,6 +21,7 @@ import base64
 import functools
 import io
 import itertools
+import json
 import threading
 import time
 from dataclasses import dataclass
@@ -54,6 +55,18 @@ def realistic_b64() -> str:
     return base64.b64encode(realistic_png()).decode()
 
 
+@functools.cache
+def _b64_body(kind: str) -> bytes:
+    """The JSON body carrying the image inline, serialized once (not on the timed path)."""
+    if kind == "sync":
+        return json.dumps({"created": 1, "data": [{"b64_json": realistic_b64()}]}).encode()
+    return json.dumps({"status": "completed", "result": {"b64": realistic_b64()}}).encode()
+
+
+def _json_bytes(body: bytes, *, delay_s: float = 0.0) -> Reply:
+    return Reply(200, body, {"Content-Type": "application/json"}, delay_s=delay_s)
+
+
 @dataclass(frozen=True)
 class Timed:
     """One call's injected delays and delivery; `status` other than 200 answers with that error instead."""
@@ -77,7 +90,7 @@ def _after(request: Request, seconds: float) -> float:
 class _TimedBase(FakeHTTPServer):
     def __init__(self) -> None:
         super().__init__()
-        realistic_b64()  # encode before the first timed call, not during it
+        _b64_body("sync"), _b64_body("queue")  # encode before the first timed call, not during it
         self._lock = threading.Lock()
         self._next: list[Timed] = []
         self._ids = itertools.count(1)
@@ -120,14 +133,18 @@ class TimedSyncServer(_TimedBase):
         if request.method != "POST" or request.path != "/v1/images/generations":
             return Reply.json({"error": {"message": "no such route"}}, 404)
         call = self._take()
-        delay = _after(request, call.delay_s)
         if call.status != 200:
-            return Reply.json({"error": {"message": "injected failure", "type": "server_error"}}, call.status)
-        if call.delivery == "url":
+            reply = Reply.json(
+                {"error": {"message": "injected failure", "type": "server_error"}}, call.status
+            )
+        elif call.delivery == "url":
             token = f"img-{next(self._ids)}.png"
             self._downloads[token] = call
-            return Reply.json({"created": 1, "data": [{"url": f"{self.url}/files/{token}"}]}, delay_s=delay)
-        return Reply.json({"created": 1, "data": [{"b64_json": realistic_b64()}]}, delay_s=delay)
+            reply = Reply.json({"created": 1, "data": [{"url": f"{self.url}/files/{token}"}]})
+        else:
+            reply = _json_bytes(_b64_body("sync"))
+        reply.delay_s = _after(request, call.delay_s)  # last: building the reply is part of the delay
+        return reply
 
 
 class TimedQueueServer(_TimedBase):
@@ -171,7 +188,7 @@ class TimedQueueServer(_TimedBase):
             token = f"{job_id}.png"
             self._downloads[token] = call
             return Reply.json({"status": "completed", "result": {"url": f"{self.url}/files/{token}"}})
-        return Reply.json({"status": "completed", "result": {"b64": realistic_b64()}})
+        return _json_bytes(_b64_body("queue"))
 
 
 __all__ = ["Timed", "TimedQueueServer", "TimedSyncServer", "realistic_b64", "realistic_png"]
