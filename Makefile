@@ -39,6 +39,8 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.bench_ratings
 	$(BIN)/python bench/bench_matchmaking.py
 	$(BIN)/python bench/bench_sybil.py
+	$(BIN)/python bench/bench_timing.py
+	$(BIN)/python bench/bench_leaderboard.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
