@@ -26,31 +26,12 @@ import tracemalloc
 
 import numpy as np
 
+from prompts_taxonomy import load_taxonomy
 from ratings import Votes, compute_all_boards, compute_board, simulate_votes
 
-USE_CASES = [
-    "Marketing & Advertising",
-    "Retail & E-commerce",
-    "Live-Action Film",
-    "Animation & Gaming",
-    "Architecture & Real Estate",
-    "Productivity & Knowledge Work",
-    "UI/UX Design",
-    "Consumer",
-    "Social Media & Creator Content",
-    "Frontier",
-]
-CAPABILITIES = [
-    "Reasoning",
-    "Knowledge",
-    "Text Rendering",
-    "Layout",
-    "Complex Compositions",
-    "Lighting",
-    "Material",
-    "Physics",
-    "Human Anatomy",
-]
+# The taxonomy's display names, from the data file (10 use cases x 9 capabilities).
+USE_CASES = [label.name for label in load_taxonomy().use_cases]
+CAPABILITIES = [label.name for label in load_taxonomy().capabilities]
 WINNERS = np.array(["model_a", "model_b", "tie"], dtype=object)
 ANCHOR = "flux-1-schnell"
 

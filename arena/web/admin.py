@@ -21,8 +21,8 @@ from arena.web.deps import OperatorDep, SettingsDep
 from arena.web.operator_auth import (
     OperatorReadDep,
     check_form_post,
-    cookie_nonce,
     csrf_token,
+    page_gate,
     same_origin,
     sign_in,
     sign_out,
@@ -79,11 +79,9 @@ def _page(request: Request, context: dict[str, Any], status_code: int = 200) -> 
 @router.get("/admin", response_class=HTMLResponse, include_in_schema=False)
 def admin_page(request: Request, settings: SettingsDep) -> HTMLResponse:
     """The admin page, or its sign-in form."""
-    if not settings.operator_token:
-        return _page(request, {"disabled": True}, status.HTTP_403_FORBIDDEN)
-    nonce = cookie_nonce(request, settings)
-    if nonce is None:
-        return _page(request, {"signin": True})
+    gate, nonce = page_gate(request, settings)
+    if gate is not None or nonce is None:
+        return _page(request, gate or {}, status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200)
     engine = request.app.state.engine
     now = request.app.state.clock()
     stats = latency_stats(engine, now)

@@ -152,3 +152,12 @@ __all__ = [
     "sign_in",
     "sign_out",
 ]
+
+
+def page_gate(request: Request, settings: Settings) -> tuple[dict[str, bool] | None, str | None]:
+    """For an operator page: (context of the page that replaces it, None) when it is disabled (no token
+    configured) or the visitor must sign in; (None, cookie nonce) for a signed-in operator."""
+    if not settings.operator_token:
+        return {"disabled": True}, None
+    nonce = cookie_nonce(request, settings)
+    return ({"signin": True}, None) if nonce is None else (None, nonce)

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from arena.retirement import ReportError, apply_report, get_report, list_reports, reject_report, report_header
 from arena.web.deps import OperatorDep, SettingsDep
-from arena.web.operator_auth import OperatorReadDep, check_form_post, cookie_nonce, csrf_token
+from arena.web.operator_auth import OperatorReadDep, check_form_post, csrf_token, page_gate
 
 router = APIRouter(tags=["retirement"])
 
@@ -104,11 +104,9 @@ def _page(request: Request, context: dict[str, Any], status_code: int = 200) -> 
 @router.get("/admin/retirement", response_class=HTMLResponse, include_in_schema=False)
 def retirement_page(request: Request, settings: SettingsDep) -> HTMLResponse:
     """The latest retirement report with approve / reject buttons, or the sign-in form."""
-    if not settings.operator_token:
-        return _page(request, {"disabled": True}, status.HTTP_403_FORBIDDEN)
-    nonce = cookie_nonce(request, settings)
-    if nonce is None:
-        return _page(request, {"signin": True})
+    gate, nonce = page_gate(request, settings)
+    if gate is not None or nonce is None:
+        return _page(request, gate or {}, status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200)
     engine = request.app.state.engine
     reports = list_reports(engine, limit=12)
     wanted = request.query_params.get("id")
