@@ -45,7 +45,7 @@ def create_app(
     app.state.taxonomy = load_taxonomy()
     app.state.media = MediaStore(settings.media_dir)
     app.state.clock = clock
-    app.state.pool = PoolCache(app.state.engine)
+    app.state.pool = PoolCache(app.state.engine, plan_votes=settings.matchmaking_plan_votes)
     app.state.arena = ArenaService(app.state.engine, settings, app.state.taxonomy, pool=app.state.pool)
     app.state.sessions = VoterSessions(resolve_secret(settings), settings.trusted_proxies)
     app.state.session_limiter = RateLimiter(settings.session_votes_per_minute * 2)

@@ -1,22 +1,30 @@
 """Matchmaking: which prompt and which two outputs a voter sees next.
 
 The prompt comes from the uniform (use case x capability) sampler over prompts that have at least two
-outputs. The pair of models is then drawn with probability proportional to
+outputs. The pair of models is then drawn from a *vote plan*: the split of the next `batch` votes over pairs
+that most lowers the expected number of pairs the leaderboard orders wrongly,
 
-    w(a, b) = (P(order of a, b is wrong) * sd_ab**2 + FLOOR) * boost_a * boost_b,
-    P(order wrong) = Phi(-|r_a - r_b| / sd_ab),   sd_ab = sqrt(h_a**2 + h_b**2) / 1.96,
+    D = sum over pairs (i, j) of Phi(-|r_i - r_j| / s_ij),
 
-where r is a model's current rating and h its 95% interval half-width (Elo). The first factor is how likely
-the board currently ranks the two models the wrong way round: it is largest for pairs whose outcome is most
-uncertain (close ratings) and whose intervals are widest, the comparisons that change the ranking most.
-Multiplying by sd_ab**2 favours pairs where one more vote shrinks the uncertainty most; the floor keeps every
-pair possible, so no early mistake can starve a pair of votes forever. Models whose half-width exceeds the
-"new model" threshold (or that have no rating yet) get boost = 3, so newly added models are oversampled until
-their interval converges. Left/right placement is a separate coin flip.
+where r are the current ratings (nats) and s_ij is the standard error of r_i - r_j implied by the votes
+already cast plus the planned ones (Bradley-Terry Fisher information, full covariance, sum-to-zero). A vote
+on pair (k, l) adds p(1-p) information along e_k - e_l, so dD/dn_kl = -p_kl(1-p_kl) * sum_ij a_ij *
+((e_i - e_j)' C (e_k - e_l))**2 with a_ij = z phi(z) / (2 s_ij**2), z = |r_i - r_j| / s_ij. The plan is found by
+exponentiated-gradient descent on the simplex (a few hundred small matrix products).
 
-Measured with bench/bench_matchmaking.py (20 models, simulated voters): this rule beat the earlier
-p(1-p) * (h_a + h_b) and value-of-information variants, and uniform random pairs, but only by about 1.1-1.2x
-in votes to Kendall tau >= 0.9, short of the 1.5x goal; see the README's benchmark table.
+Why this and not a per-pair score: a pair's own uncertainty is a poor guide, because every vote on any pair
+also tightens the differences of all models connected to it; and pairs whose order is a coin toss (z near 0)
+or already certain (z large) gain little from more votes, while pairs about one standard error apart gain
+most. bench/bench_matchmaking.py measured per-pair scores (order-wrong probability times interval width,
+p(1-p) times interval width, value of information) at 0.7-1.15x uniform in votes to Kendall tau >= 0.9 with
+20 models; the plan reaches the 1.5x goal (README benchmark table).
+
+A floor keeps every pair possible (no early mistake starves a pair forever), and models that have no rating
+yet, or whose 95% half-width exceeds both the "new model" threshold and 1.5x the median half-width, get
+boost = 3, so newly added models are oversampled until their interval converges. (The relative bar matters:
+boosting every model over an absolute threshold also boosted the models the plan had rightly left alone,
+and undid the plan in the bench.) Without ratings (no snapshot yet) the older per-pair score
+`pair_weight` is used. Left/right placement is a separate coin flip.
 
 Fairness: a model whose share of recent matchups exceeds the configured cap is left out while at least two
 others remain; the shares are kept for the operators' audit.
@@ -34,6 +42,13 @@ NEW_MODEL_BOOST = 3.0
 UNRATED_HALF_WIDTH = 400.0
 Z95 = 1.959963984540054
 FLOOR = 1.0  # Elo**2: negligible next to any pair whose order is in doubt
+PLAN_FLOOR = 0.02  # added to every pair's planned share relative to the mean share
+NEW_RELATIVE = 1.5  # with a plan, "new" also means a half-width this many times the median one
+PLAN_STEPS = 150
+PLAN_STEP_SIZE = 0.5
+ELO_PER_NAT = 400.0 / math.log(10.0)
+
+Pair = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -46,15 +61,111 @@ class Standing:
 
 
 def pair_weight(a: Standing | None, b: Standing | None, new_half_width: float) -> float:
-    """The information weight of comparing a and b (see the module docstring)."""
+    """The per-pair score used before any rating exists: (P(order of a, b wrong) * sd_ab**2 + FLOOR) * boosts,
+    sd_ab = sqrt(h_a**2 + h_b**2) / 1.96 from the 95% half-widths h (Elo)."""
     sa = a or Standing(1000.0, UNRATED_HALF_WIDTH)
     sb = b or Standing(1000.0, UNRATED_HALF_WIDTH)
     sd = math.hypot(sa.half_width, sb.half_width) / Z95
     misorder = 0.5 * math.erfc(abs(sa.rating - sb.rating) / (sd * math.sqrt(2.0))) if sd > 0 else 0.0
-    boost = (NEW_MODEL_BOOST if sa.half_width > new_half_width else 1.0) * (
-        NEW_MODEL_BOOST if sb.half_width > new_half_width else 1.0
-    )
+    boost = _boost(sa, new_half_width) * _boost(sb, new_half_width)
     return (misorder * sd * sd + FLOOR) * boost
+
+
+def _boost(standing: Standing | None, new_half_width: float) -> float:
+    return NEW_MODEL_BOOST if standing is None or standing.half_width > new_half_width else 1.0
+
+
+def pair_key(a: str, b: str) -> Pair:
+    """The unordered pair (a, b) as a sorted tuple."""
+    return (a, b) if a < b else (b, a)
+
+
+@dataclass(frozen=True)
+class _Design:
+    """The rated models' pairs as arrays: indices, difference vectors, gaps (nats), p(1-p), and the Fisher
+    information of the votes already cast."""
+
+    models: list[str]
+    pi: np.ndarray
+    pj: np.ndarray
+    u: np.ndarray
+    gap: np.ndarray
+    q: np.ndarray
+    base: np.ndarray
+
+    @classmethod
+    def build(cls, ratings: Mapping[str, float], pair_votes: Mapping[Pair, float]) -> _Design:
+        models = sorted(ratings)
+        k = len(models)
+        theta = np.array([ratings[m] for m in models]) / ELO_PER_NAT
+        pi, pj = np.triu_indices(k, 1)
+        gap = np.abs(theta[pi] - theta[pj])
+        p = 1.0 / (1.0 + np.exp(-gap))
+        q = p * (1.0 - p)
+        u = np.zeros((k, len(pi)))
+        u[pi, np.arange(len(pi))] = 1.0
+        u[pj, np.arange(len(pi))] = -1.0
+        cast = np.array(
+            [float(pair_votes.get((models[i], models[j]), 0.0)) for i, j in zip(pi, pj, strict=True)]
+        )
+        return cls(models, pi, pj, u, gap, q, (u * (cast * q)) @ u.T)
+
+    def pairs(self) -> list[Pair]:
+        return [(self.models[i], self.models[j]) for i, j in zip(self.pi, self.pj, strict=True)]
+
+    def benefit(self, alloc: np.ndarray) -> np.ndarray:
+        """-dD/dn per pair: how much one more planned vote on each pair lowers the expected misorders D."""
+        pi, pj = self.pi, self.pj
+        cov = np.linalg.pinv(self.base + (self.u * (alloc * self.q)) @ self.u.T)
+        var = np.maximum(cov[pi, pi] + cov[pj, pj] - 2.0 * cov[pi, pj], 1e-12)
+        z = self.gap / np.sqrt(var)
+        a = z * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) / (2.0 * var)
+        m = cov @ self.u  # column (i, j) is C (e_i - e_j)
+        s = (m * a) @ m.T  # sum_ij a_ij ((e_i - e_j)' C (e_k - e_l))**2 = S_kk + S_ll - 2 S_kl
+        return self.q * (s[pi, pi] + s[pj, pj] - 2.0 * s[pi, pj])
+
+
+def misorder_benefit(
+    ratings: Mapping[str, float], pair_votes: Mapping[Pair, float], planned: Mapping[Pair, float]
+) -> dict[Pair, float]:
+    """How much one more vote on each pair lowers the expected number of misordered pairs, given the votes
+    cast (`pair_votes`) and planned (`planned`); ratings in Elo. Exposed for tests and the audit."""
+    design = _Design.build(ratings, pair_votes)
+    alloc = np.array([float(planned.get(pair, 0.0)) for pair in design.pairs()])
+    return dict(zip(design.pairs(), design.benefit(alloc).tolist(), strict=True))
+
+
+def expected_misorders(ratings: Mapping[str, float], pair_votes: Mapping[Pair, float]) -> float:
+    """Expected number of pairs a Bradley-Terry fit of these votes orders wrongly, if `ratings` (Elo) are the
+    truth (normal approximation): sum over pairs of Phi(-|gap| / se of the difference)."""
+    design = _Design.build(ratings, {})
+    votes = np.array([float(pair_votes.get(pair, 0.0)) for pair in design.pairs()])
+    cov = np.linalg.pinv((design.u * (votes * design.q)) @ design.u.T)
+    pi, pj = design.pi, design.pj
+    se = np.sqrt(np.maximum(cov[pi, pi] + cov[pj, pj] - 2.0 * cov[pi, pj], 1e-12))
+    return float(np.sum(0.5 * np.vectorize(math.erfc)(design.gap / se / math.sqrt(2.0))))
+
+
+def plan_votes(
+    ratings: Mapping[str, float], pair_votes: Mapping[Pair, float], batch: float, *, steps: int = PLAN_STEPS
+) -> dict[Pair, float]:
+    """Shares (summing to 1) of the next `batch` votes over all pairs of the rated models, by exponentiated-
+    gradient descent of the expected misorders; see the module docstring. `ratings` are in Elo, `pair_votes`
+    counts votes already cast per `pair_key` pair."""
+    if len(ratings) < 2:
+        return {}
+    design = _Design.build(ratings, pair_votes)
+    n_pairs = len(design.pi)
+    alloc = np.full(n_pairs, batch / n_pairs)
+    for _ in range(steps):
+        benefit = design.benefit(alloc)
+        top = benefit.max()
+        if not np.isfinite(top) or top <= 0:
+            break
+        alloc = alloc * np.exp(PLAN_STEP_SIZE * benefit / top)
+        alloc *= batch / alloc.sum()
+    share = alloc / alloc.sum()
+    return dict(zip(design.pairs(), share.tolist(), strict=True))
 
 
 def eligible_models(candidates: Sequence[str], shares: Mapping[str, float], max_share: float) -> list[str]:
@@ -71,13 +182,30 @@ def choose_pair(
     new_half_width: float = 60.0,
     shares: Mapping[str, float] | None = None,
     max_share: float = 1.0,
+    plan: Mapping[Pair, float] | None = None,
 ) -> tuple[str, str]:
-    """Two distinct models drawn by information weight, in random left/right order."""
+    """Two distinct models drawn by the vote plan (or by `pair_weight` without one), in random left/right
+    order."""
     models = sorted(set(eligible_models(list(dict.fromkeys(candidates)), shares or {}, max_share)))
     if len(models) < 2:
         raise ValueError("fewer than two models to pair")
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
-    weights = np.array([pair_weight(standings.get(a), standings.get(b), new_half_width) for a, b in pairs])
+    if plan:
+        mean = 1.0 / len(plan)
+        widths = [s.half_width for s in standings.values()]
+        bar = max(new_half_width, NEW_RELATIVE * float(np.median(widths))) if widths else new_half_width
+        weights = np.array(
+            [
+                (plan.get((a, b), mean) / mean + PLAN_FLOOR)
+                * _boost(standings.get(a), bar)
+                * _boost(standings.get(b), bar)
+                for a, b in pairs
+            ]
+        )
+    else:
+        weights = np.array(
+            [pair_weight(standings.get(a), standings.get(b), new_half_width) for a, b in pairs]
+        )
     if not np.all(np.isfinite(weights)) or weights.sum() <= 0 or math.isclose(weights.sum(), 0.0):
         weights = np.ones(len(pairs))
     a, b = pairs[int(rng.choice(len(pairs), p=weights / weights.sum()))]

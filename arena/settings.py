@@ -79,6 +79,12 @@ class Settings(BaseSettings):
         gt=0,
         description="Models whose 95% interval half-width (Elo) exceeds this are oversampled.",
     )
+    matchmaking_plan_votes: int = Field(
+        default=200,
+        ge=1,
+        description="Votes the matchmaking plan spreads over model pairs per refresh (about the votes between "
+        "two snapshots).",
+    )
     min_votes: int = Field(
         default=300, ge=0, description="Models with fewer votes on a board are marked provisional."
     )

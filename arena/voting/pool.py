@@ -1,5 +1,6 @@
 """What matchmaking reads on every request, cached in memory and refreshed every few seconds:
-prompts with at least two outputs grouped by cell, the outputs per prompt, current standings and shares."""
+prompts with at least two outputs grouped by cell, the outputs per prompt, current standings, shares and the
+vote plan (computed here, once per refresh, from the latest snapshot's ratings and the votes cast per pair)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, func, select
 
-from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot
-from arena.matchmaking import UNRATED_HALF_WIDTH, Standing
+from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot, Vote
+from arena.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key, plan_votes
 
 SHARE_WINDOW = 2000
 
@@ -49,15 +50,22 @@ class ModalityPool:
     standings: dict[str, Standing] = field(default_factory=dict)
     shares: dict[str, float] = field(default_factory=dict)
     models: dict[str, Model] = field(default_factory=dict)
+    plan: dict[Pair, float] = field(default_factory=dict)
 
 
 class PoolCache:
     """Loads a `ModalityPool` per modality and keeps it for `ttl` seconds (or until invalidated)."""
 
     def __init__(
-        self, engine: Engine, *, ttl: float = 15.0, clock: Callable[[], float] = time.monotonic
+        self,
+        engine: Engine,
+        *,
+        ttl: float = 15.0,
+        clock: Callable[[], float] = time.monotonic,
+        plan_votes: int = 200,
     ) -> None:
         self.engine = engine
+        self.plan_votes = plan_votes
         self.ttl = ttl
         self.clock = clock
         self._pools: dict[str, tuple[float, ModalityPool]] = {}
@@ -144,4 +152,13 @@ class PoolCache:
                     counts[slug] += n
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}
+            cast: dict[Pair, float] = defaultdict(float)
+            for a, b, n in conn.execute(
+                select(Vote.model_a, Vote.model_b, func.count())
+                .where(Vote.modality == modality)
+                .group_by(Vote.model_a, Vote.model_b)
+            ).all():
+                cast[pair_key(a, b)] += n
+        rated = {slug: s.rating for slug, s in pool.standings.items() if slug in pool.models}
+        pool.plan = plan_votes(rated, cast, self.plan_votes)
         return pool

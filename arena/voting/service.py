@@ -65,7 +65,7 @@ class ArenaService:
         self.engine = engine
         self.settings = settings
         self.taxonomy = taxonomy
-        self.pool = pool or PoolCache(engine)
+        self.pool = pool or PoolCache(engine, plan_votes=settings.matchmaking_plan_votes)
 
     # -- matchups -------------------------------------------------------------------------------------------
     def _seen_outputs(self, session_id: str) -> set[int]:
@@ -112,6 +112,7 @@ class ArenaService:
             new_half_width=self.settings.new_model_half_width,
             shares=pool.shares,
             max_share=self.settings.max_model_share,
+            plan=pool.plan,
         )
         left, right = by_model[left_model], by_model[right_model]
         matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()

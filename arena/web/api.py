@@ -103,6 +103,7 @@ def sampling_audit(
                 "capped": pool.shares.get(slug, 0.0) > settings.max_model_share,
                 "rating": pool.standings[slug].rating if slug in pool.standings else None,
                 "half_width": pool.standings[slug].half_width if slug in pool.standings else None,
+                "planned_share": round(sum(v for pair, v in pool.plan.items() if slug in pair), 4),
                 "prompts_with_output": sum(
                     1 for outs in pool.outputs.values() if any(o.model_slug == slug for o in outs)
                 ),
