@@ -168,14 +168,20 @@ class SubmitPollProvider:
         return p.status_url.replace("{id}", urllib.parse.quote(str(job_id), safe=""))
 
     async def _poll(self, url: str, headers: dict[str, str]) -> tuple[dict[str, Any], int, float]:
-        """Poll every poll_interval_ms (start to start) until a done status: (state, polls, headers time)."""
+        """Poll on a fixed grid, one status request every poll_interval_ms from the first (start to start, so
+        the lateness of each sleep does not add up over a long job), until a done status:
+        (state, polls, headers time). An error answer's wait restarts the grid."""
         p = self.params
+        interval = p.poll_interval_ms / 1000
         done = {v.lower() for v in p.done_values}
         failed = {v.lower() for v in p.failed_values}
-        polls = errors = 0
+        polls = errors = ticks = 0
+        grid: float | None = None
         while True:
-            began = time.perf_counter()
+            if grid is None:
+                grid = time.perf_counter()
             polls += 1
+            ticks += 1
             try:
                 response, headers_at = await fetch(self._http, "GET", url, headers=headers, what="status")
                 errors = 0
@@ -183,8 +189,8 @@ class SubmitPollProvider:
                 errors += 1
                 if errors >= POLL_ERROR_BUDGET:
                     raise
-                wait = exc.retry_after or p.poll_interval_ms / 1000
-                await self._sleep(wait)
+                await self._sleep(exc.retry_after or interval)
+                grid, ticks = None, 0
                 continue
             state = json_object(response.content, what="status response")
             status = dotted(state, p.status_field)
@@ -194,7 +200,7 @@ class SubmitPollProvider:
                 return state, polls, headers_at
             if str(status).lower() in failed:
                 raise _job_failure(str(status), dotted(state, p.error_field))
-            await self._sleep(max(0.0, p.poll_interval_ms / 1000 - (time.perf_counter() - began)))
+            await self._sleep(max(0.0, grid + ticks * interval - time.perf_counter()))
 
     async def _image(
         self, state: dict[str, Any], polled_at: float, headers: dict[str, str]

@@ -78,6 +78,30 @@ def test_polling_runs_every_100_ms_and_the_time_covers_submit_to_last_byte(serve
     assert 0.6 <= result.timing.total_seconds < 1.1
 
 
+def test_polls_keep_to_a_fixed_grid_so_late_sleeps_do_not_add_up(server):
+    asked: list[float] = []
+
+    async def late_sleep(seconds: float) -> None:  # every sleep overshoots by 20 ms, as a busy loop may
+        asked.append(seconds)
+        await asyncio.sleep(seconds + 0.02)
+
+    server.push(JobBehaviour("b64", delay_s=0.75))
+    params = server.params(api_key_env=KEY_ENV, timeout_s=10)
+
+    async def go():
+        provider = build_provider("submit_poll", params, slug="queue", sleep=late_sleep)
+        try:
+            return await provider.generate(GenerationRequest(prompt="a lighthouse at dusk"))
+        finally:
+            await provider.aclose()
+
+    asyncio.run(go())
+    assert len(asked) >= 6
+    # On a grid each sleep makes up for the previous overshoot (asks ~80 ms); interval-after-poll sleeps would
+    # ask ~100 ms minus the poll's own time every time and drift 20 ms per poll.
+    assert sum(asked[1:]) <= 0.09 * len(asked[1:])
+
+
 def test_the_result_download_counts_in_the_time(server):
     result = call(server, None, JobBehaviour("url", delay_s=0.2, download_delay_s=0.4))
     timing = result.timing

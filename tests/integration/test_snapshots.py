@@ -2,13 +2,16 @@
 
 from datetime import UTC, datetime
 
+import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.db.tables import RatingSnapshot, VoteVerdict
+from arena.db.tables import RatingSnapshot, Vote, VoteVerdict
+from arena.matchmaking import pair_key, plan_votes
 from arena.simulation import simulate
 from arena.snapshots import FILTER_VERSION, take_snapshot
+from arena.voting.pool import PoolCache
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 
@@ -108,3 +111,32 @@ def test_the_snapshot_command_prints_boards_and_failures(settings, world, monkey
     result = CliRunner().invoke(app, ["ratings", "snapshot", "--modality", "text_to_image"])
     assert result.exit_code == 0, result.output
     assert "text_to_image/overall: 150 votes" in result.stdout or "text_to_image/overall:" in result.stdout
+
+
+def test_after_a_snapshot_matchmaking_follows_a_vote_plan_from_its_ratings_and_the_votes_cast(
+    settings, world
+):
+    settings = settings.model_copy(
+        update={
+            "demo_mode": True,
+            "bootstrap_rounds": 50,
+            "overall_anchor": "model-1",
+            "slice_anchor": "model-1",
+        }
+    )
+    _votes(settings, world)
+    assert PoolCache(world).load("text_to_image").plan == {}  # no ratings yet: the per-pair fallback
+    report = take_snapshot(world, settings, modality="text_to_image", seed=1)
+    assert "text_to_image/overall" in report.boards, report.failures
+    pool = PoolCache(world, plan_votes=300).load("text_to_image")
+    with Session(world) as s:
+        cast: dict[tuple[str, str], float] = {}
+        for v in s.exec(select(Vote).where(Vote.modality == "text_to_image")):
+            key = pair_key(v.model_a, v.model_b)
+            cast[key] = cast.get(key, 0.0) + 1.0
+    assert sum(cast.values()) == 240
+    ratings = {m: st.rating for m, st in pool.standings.items()}
+    assert set(ratings) == set(TRUTH)
+    assert pool.plan == pytest.approx(plan_votes(ratings, cast, 300))
+    assert set(pool.plan) == {pair_key(a, b) for a in TRUTH for b in TRUTH if a < b}
+    assert sum(pool.plan.values()) == pytest.approx(1.0)

@@ -157,6 +157,7 @@ def test_operators_see_each_models_share_of_matchups(voter, world):
     assert set(shares) == {"model-0", "model-1", "model-2", "model-3"}
     assert abs(sum(shares.values()) - 2.0) < 1e-3  # every matchup has two models (shares rounded to 4 places)
     assert audit["max_share"] == 0.5
+    assert {m["planned_share"] for m in audit["models"]} == {0.0}  # no snapshot yet, so no vote plan
 
 
 def test_served_media_answers_without_caching_hints_and_refuses_unknown_ids_and_path_tricks(voter, world):

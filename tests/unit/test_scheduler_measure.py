@@ -1,6 +1,7 @@
 """One timed call: provider time plus the write to disk, or a failure with its kind and never a time."""
 
 import asyncio
+import gc
 import io
 import time
 
@@ -9,7 +10,7 @@ import pytest
 from PIL import Image
 
 from arena.providers import GenerationResult, RateLimited, ServerError, Timing
-from scheduler.measure import measure, stamp_request_sent, write_fsynced
+from scheduler.measure import collector_held, measure, stamp_request_sent, write_fsynced
 from scheduler.timing import timing_request
 
 
@@ -114,3 +115,35 @@ def test_the_clock_starts_when_the_request_is_sent_not_while_an_sdk_builds_it(tm
 
     result = asyncio.run(go())
     assert result.status == "ok" and 0 <= result.seconds < 1.0
+
+
+class GcProbe(Scripted):
+    """Records whether the cyclic garbage collector was enabled while the timed call ran."""
+
+    async def generate(self, request):
+        self.gc_during = gc.isenabled()
+        return await super().generate(request)
+
+
+@pytest.mark.parametrize("error", [None, ServerError("boom")], ids=["ok", "failed"])
+def test_the_garbage_collector_is_held_off_during_the_timed_call_and_restored_after(tmp_path, error):
+    assert gc.isenabled()
+    probe = GcProbe(error=error)
+    run(probe, tmp_path)
+    assert probe.gc_during is False
+    assert gc.isenabled()
+
+
+def test_overlapping_timed_calls_restore_the_collector_only_when_the_last_one_ends():
+    with collector_held():
+        with collector_held():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_held():
+            pass
+        assert not gc.isenabled()  # an application that runs without the collector keeps it off
+    finally:
+        gc.enable()
