@@ -1,7 +1,7 @@
 """The matchmaking rule: the vote plan (checked against an independent misorder count), the per-pair fallback,
 new models oversampled, the share cap, random sides."""
 
-from collections import Counter
+from collections import Counter, deque
 
 import numpy as np
 import pytest
@@ -145,3 +145,23 @@ def test_with_a_plan_pairs_are_drawn_by_planned_share_plus_floor_and_unrated_mod
     expected = np.array([weight[k] for k in keys]) / sum(weight.values()) * 30_000
     assert len(keys) == 6
     assert chisquare([draws[k] for k in keys], expected)[1] > 0.001
+
+
+def test_the_share_cap_bounds_a_plan_that_wants_one_pair_only():
+    models = ["a", "b", "c", "d", "e", "f"]
+    standings = {m: Standing(1000 + 10 * i, 20) for i, m in enumerate(models)}
+    plan = {(x, y): 0.0 for i, x in enumerate(models) for y in models[i + 1 :]} | {("e", "f"): 1.0}
+    rng = np.random.default_rng(2)
+    recent: deque[tuple[str, str]] = deque(maxlen=200)
+    seen: Counter[str] = Counter()
+    for step in range(4000):
+        counts = Counter(m for pair in recent for m in pair)
+        shares = {m: n / len(recent) for m, n in counts.items()} if recent else {}
+        pair = choose_pair(models, standings, rng, plan=plan, shares=shares, max_share=0.5)
+        recent.append(pair)
+        if step >= 1000:
+            seen.update(pair)
+    share = {m: n / 3000 for m, n in seen.items()}
+    assert share["e"] <= 0.53 and share["f"] <= 0.53  # held near the cap, not ~1.0
+    assert share["e"] > 0.4  # ...and the plan still gets its way up to it
+    assert min(share[m] for m in "abcd") > 0.1
