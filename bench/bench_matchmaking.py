@@ -4,7 +4,7 @@ with known true ratings, 10% ties) and refit the leaderboard every `--batch` vot
 The votes-to-target is read where the tau curve averaged over seeds first reaches 0.9 (a first-passage count
 per seed is too noisy to compare). Goal: the rule needs at least 1.5x fewer votes. Prints a table; not a test.
 
-    python bench/bench_matchmaking.py [--models 20] [--seeds 48] [--batch 200] [--spreads 100,150,200]
+    python bench/bench_matchmaking.py [--models 20] [--seeds 48] [--batch 200] [--spreads 100,150,200,300]
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=48)
     parser.add_argument("--batch", type=int, default=200)
     parser.add_argument("--max-votes", type=int, default=12_000)
-    parser.add_argument("--spreads", default="100,150,200", help="sd of true ratings (Elo), comma-separated")
+    parser.add_argument("--spreads", default="100,150,200,300", help="sd of true ratings (Elo), comma-separated")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     args = parser.parse_args()
     started = time.perf_counter()
