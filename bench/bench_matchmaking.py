@@ -151,7 +151,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=48)
     parser.add_argument("--batch", type=int, default=200)
     parser.add_argument("--max-votes", type=int, default=12_000)
-    parser.add_argument("--spreads", default="100,150,200,300", help="sd of true ratings (Elo), comma-separated")
+    parser.add_argument(
+        "--spreads", default="100,150,200,300", help="sd of true ratings (Elo), comma-separated"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     args = parser.parse_args()
     started = time.perf_counter()
