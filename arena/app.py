@@ -50,6 +50,9 @@ def create_app(
     app.state.sessions = VoterSessions(resolve_secret(settings), settings.trusted_proxies)
     app.state.session_limiter = RateLimiter(settings.session_votes_per_minute * 2)
     app.state.address_limiter = RateLimiter(settings.address_votes_per_minute * 2)
+    app.state.operator_attempts = RateLimiter(
+        settings.operator_token_attempts_per_minute, burst=settings.operator_token_attempts_per_minute
+    )
     app.state.reference_cache = {}
     app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     app.state.templates.env.globals["demo_mode"] = settings.demo_mode

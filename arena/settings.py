@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     )
     session_votes_per_minute: int = Field(default=30, ge=1, description="Rate limit per voter session.")
     address_votes_per_minute: int = Field(default=120, ge=1, description="Rate limit per client address.")
+    operator_token_attempts_per_minute: int = Field(
+        default=10,
+        ge=1,
+        description="Wrong operator tokens allowed per client address per minute (then 429 until it refills).",
+    )
     trusted_proxies: str = Field(
         default="",
         description="Comma-separated proxy addresses whose X-Forwarded-For is trusted for the client address.",

@@ -29,6 +29,14 @@ class RateLimiter:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
+    def wait(self, key: str) -> float:
+        """Seconds until `key` could take a token (0.0 if it can now), without taking one."""
+        with self._lock:
+            now = self.clock()
+            tokens, last = self._buckets.get(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - last) * self.rate)
+            return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
     def take(self, key: str) -> float:
         """Take one token for `key`: 0.0 when allowed, else the seconds to wait."""
         with self._lock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import math
 from collections.abc import Iterator
 from typing import Annotated
 
@@ -35,6 +36,28 @@ def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Sess
         yield session
 
 
+def token_matches(request: Request, settings: Settings, presented: str) -> bool:
+    """Whether `presented` is the operator token. Wrong tokens are counted per client address; an address over
+    ARENA_OPERATOR_TOKEN_ATTEMPTS_PER_MINUTE gets 429 without its token being checked, so guessing is slow and a
+    lucky guess during the lock-out is not confirmed."""
+    limiter = request.app.state.operator_attempts
+    address = request.app.state.sessions.client_address(request)
+    wait = limiter.wait(address)
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            f"too many wrong operator tokens from this address: retry in {seconds} s",
+            headers={"Retry-After": str(seconds)},
+        )
+    ok = bool(settings.operator_token) and hmac.compare_digest(
+        presented.strip().encode(), settings.operator_token.encode()
+    )
+    if not ok:
+        limiter.take(address)
+    return ok
+
+
 def require_operator(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> str:
     """Allow the request only with `Authorization: Bearer <ARENA_OPERATOR_TOKEN>`; return the actor name."""
     if not settings.operator_token:
@@ -43,7 +66,7 @@ def require_operator(request: Request, settings: Annotated[Settings, Depends(get
         )
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip(), settings.operator_token):
+    if scheme.lower() != "bearer" or not token_matches(request, settings, token):
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED, "operator token required", headers={"WWW-Authenticate": "Bearer"}
         )

@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from arena.settings import Settings
 from arena.voting.sessions import resolve_secret
-from arena.web.deps import get_settings
+from arena.web.deps import get_settings, token_matches
 
 COOKIE = "arena_operator"
 MAX_AGE = 12 * 3600
@@ -50,7 +50,7 @@ def bearer_ok(request: Request, settings: Settings) -> bool:
     return (
         bool(settings.operator_token)
         and scheme.lower() == "bearer"
-        and hmac.compare_digest(token.strip(), settings.operator_token)
+        and token_matches(request, settings, token)
     )
 
 
@@ -88,7 +88,7 @@ def same_origin(request: Request) -> bool:
 
 def sign_in(request: Request, response: Response, settings: Settings, token: str) -> bool:
     """Set the operator cookie when `token` is the operator token; False (and no cookie) otherwise."""
-    if not settings.operator_token or not hmac.compare_digest(token.strip(), settings.operator_token):
+    if not settings.operator_token or not token_matches(request, settings, token):
         return False
     value = _serializer(request).dumps({"t": _token_id(settings.operator_token), "n": secrets.token_hex(16)})
     response.set_cookie(

@@ -42,3 +42,17 @@ def test_bad_query_values_get_a_422_with_a_message(http):
     )
     assert response.status_code == 422
     assert response.json()["detail"] == "invalid request"
+
+
+def test_wrong_operator_tokens_are_limited_per_address_and_a_locked_out_guess_is_not_checked(http):
+    for _ in range(25):  # requests without a token are not guesses
+        assert http.get("/api/v1/admin/audit").status_code == 401
+    wrong = {"Authorization": "Bearer wrong"}
+    assert [http.get("/api/v1/admin/audit", headers=wrong).status_code for _ in range(10)] == [401] * 10
+    right = http.get("/api/v1/admin/audit", headers={"Authorization": "Bearer test-operator-token"})
+    assert right.status_code == 429 and int(right.headers["retry-after"]) >= 1
+    assert "too many wrong operator tokens" in right.json()["detail"]
+    form = http.post(
+        "/admin/login", data={"token": "test-operator-token"}, headers={"Origin": str(http.base_url)}
+    )
+    assert form.status_code == 429 and "set-cookie" not in form.headers
