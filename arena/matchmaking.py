@@ -38,9 +38,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.special import ndtr
+
+from ratings import ELO_PER_NAT
 
 NEW_MODEL_BOOST = 3.0
 UNRATED_HALF_WIDTH = 400.0
@@ -50,7 +53,6 @@ PLAN_FLOOR = 0.02  # added to every pair's planned share relative to the mean sh
 NEW_RELATIVE = 1.5  # with a plan, "new" also means a half-width this many times the median one
 PLAN_STEPS = 150
 PLAN_STEP_SIZE = 0.5
-ELO_PER_NAT = 400.0 / math.log(10.0)
 
 Pair = tuple[str, str]
 
@@ -109,19 +111,30 @@ class _Design:
         u = np.zeros((k, len(pi)))
         u[pi, np.arange(len(pi))] = 1.0
         u[pj, np.arange(len(pi))] = -1.0
-        cast = np.array(
-            [float(pair_votes.get((models[i], models[j]), 0.0)) for i, j in zip(pi, pj, strict=True)]
-        )
-        return cls(models, pi, pj, u, gap, q, (u * (cast * q)) @ u.T)
+        design = cls(models, pi, pj, u, gap, q, np.zeros((k, k)))
+        return replace(design, base=design.information(design.per_pair(pair_votes)))
 
     def pairs(self) -> list[Pair]:
         return [(self.models[i], self.models[j]) for i, j in zip(self.pi, self.pj, strict=True)]
 
+    def per_pair(self, values: Mapping[Pair, float]) -> np.ndarray:
+        """`values` as an array in pair order (0 for pairs it leaves out)."""
+        return np.array([float(values.get(pair, 0.0)) for pair in self.pairs()])
+
+    def information(self, votes: np.ndarray) -> np.ndarray:
+        """Fisher information of `votes` per pair (added to the votes already cast)."""
+        return self.base + (self.u * (votes * self.q)) @ self.u.T
+
+    def spread(self, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(covariance of the ratings, variance of each pair's difference) with `votes` more per pair."""
+        pi, pj = self.pi, self.pj
+        cov = np.linalg.pinv(self.information(votes))
+        return cov, np.maximum(cov[pi, pi] + cov[pj, pj] - 2.0 * cov[pi, pj], 1e-12)
+
     def benefit(self, alloc: np.ndarray) -> np.ndarray:
         """-dD/dn per pair: how much one more planned vote on each pair lowers the expected misorders D."""
         pi, pj = self.pi, self.pj
-        cov = np.linalg.pinv(self.base + (self.u * (alloc * self.q)) @ self.u.T)
-        var = np.maximum(cov[pi, pi] + cov[pj, pj] - 2.0 * cov[pi, pj], 1e-12)
+        cov, var = self.spread(alloc)
         z = self.gap / np.sqrt(var)
         a = z * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) / (2.0 * var)
         m = cov @ self.u  # column (i, j) is C (e_i - e_j)
@@ -135,19 +148,15 @@ def misorder_benefit(
     """How much one more vote on each pair lowers the expected number of misordered pairs, given the votes
     cast (`pair_votes`) and planned (`planned`); ratings in Elo. Exposed for tests and the audit."""
     design = _Design.build(ratings, pair_votes)
-    alloc = np.array([float(planned.get(pair, 0.0)) for pair in design.pairs()])
-    return dict(zip(design.pairs(), design.benefit(alloc).tolist(), strict=True))
+    return dict(zip(design.pairs(), design.benefit(design.per_pair(planned)).tolist(), strict=True))
 
 
 def expected_misorders(ratings: Mapping[str, float], pair_votes: Mapping[Pair, float]) -> float:
     """Expected number of pairs a Bradley-Terry fit of these votes orders wrongly, if `ratings` (Elo) are the
     truth (normal approximation): sum over pairs of Phi(-|gap| / se of the difference)."""
     design = _Design.build(ratings, {})
-    votes = np.array([float(pair_votes.get(pair, 0.0)) for pair in design.pairs()])
-    cov = np.linalg.pinv((design.u * (votes * design.q)) @ design.u.T)
-    pi, pj = design.pi, design.pj
-    se = np.sqrt(np.maximum(cov[pi, pi] + cov[pj, pj] - 2.0 * cov[pi, pj], 1e-12))
-    return float(np.sum(0.5 * np.vectorize(math.erfc)(design.gap / se / math.sqrt(2.0))))
+    _, var = design.spread(design.per_pair(pair_votes))
+    return float(np.sum(ndtr(-design.gap / np.sqrt(var))))
 
 
 def plan_votes(
