@@ -29,20 +29,23 @@ class RateLimiter:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
+    def _tokens(self, key: str, now: float) -> float:
+        """`key`'s tokens at `now`: what it had, refilled since, capped at the burst (caller holds the lock)."""
+        tokens, last = self._buckets.get(key, (self.burst, now))
+        return min(self.burst, tokens + (now - last) * self.rate)
+
     def wait(self, key: str) -> float:
         """Seconds until `key` could take a token (0.0 if it can now), without taking one."""
         with self._lock:
-            now = self.clock()
-            tokens, last = self._buckets.get(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
+            tokens = self._tokens(key, self.clock())
             return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
 
     def take(self, key: str) -> float:
         """Take one token for `key`: 0.0 when allowed, else the seconds to wait."""
         with self._lock:
             now = self.clock()
-            tokens, last = self._buckets.pop(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
+            tokens = self._tokens(key, now)
+            self._buckets.pop(key, None)  # re-inserted below: the dict's order is least recently used first
             if tokens >= 1.0:
                 self._buckets[key] = (tokens - 1.0, now)
                 wait = 0.0

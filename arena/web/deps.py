@@ -58,15 +58,23 @@ def token_matches(request: Request, settings: Settings, presented: str) -> bool:
     return ok
 
 
+def bearer_ok(request: Request, settings: Settings) -> bool:
+    """Whether the request carries `Authorization: Bearer <operator token>` (a wrong one counts as a guess)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return (
+        bool(settings.operator_token)
+        and scheme.lower() == "bearer"
+        and token_matches(request, settings, token)
+    )
+
+
 def require_operator(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> str:
     """Allow the request only with `Authorization: Bearer <ARENA_OPERATOR_TOKEN>`; return the actor name."""
     if not settings.operator_token:
         raise HTTPException(
             status.HTTP_403_FORBIDDEN, "operator routes are disabled: set ARENA_OPERATOR_TOKEN"
         )
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token_matches(request, settings, token):
+    if not bearer_ok(request, settings):
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED, "operator token required", headers={"WWW-Authenticate": "Bearer"}
         )

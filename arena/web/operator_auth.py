@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from arena.settings import Settings
 from arena.voting.sessions import resolve_secret
-from arena.web.deps import get_settings, token_matches
+from arena.web.deps import bearer_ok, get_settings, token_matches
 
 COOKIE = "arena_operator"
 MAX_AGE = 12 * 3600
@@ -42,16 +42,6 @@ def _secret(request: Request) -> str:
 def _serializer(request: Request) -> URLSafeTimedSerializer:
     """The cookie signer."""
     return URLSafeTimedSerializer(_secret(request), salt="arena-operator")
-
-
-def bearer_ok(request: Request, settings: Settings) -> bool:
-    """Whether the request carries `Authorization: Bearer <operator token>`."""
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return (
-        bool(settings.operator_token)
-        and scheme.lower() == "bearer"
-        and token_matches(request, settings, token)
-    )
 
 
 def cookie_nonce(request: Request, settings: Settings) -> str | None:
