@@ -22,6 +22,7 @@ from arena.providers.base import (
     RateLimited,
     ServerError,
     Timing,
+    UnsupportedRequest,
 )
 from arena.providers.http_common import MissingApiKey
 from arena.providers.params import PARAMS_BY_ADAPTER, parse_params
@@ -39,6 +40,7 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "Timing",
+    "UnsupportedRequest",
     "build_provider",
     "describe_defaults",
     "validate_params",

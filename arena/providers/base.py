@@ -22,6 +22,9 @@ class GenerationRequest:
     width: int = 1024
     height: int = 1024
     reference_image: bytes | None = None
+    # Further reference images after the first (a try-on's garment beside the person). Adapters whose API takes
+    # several images send them all; the others raise UnsupportedRequest rather than silently dropping any.
+    extra_references: tuple[bytes, ...] = ()
     mask: bytes | None = None
     edit_region: tuple[float, float, float, float] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -93,6 +96,12 @@ class BadResponse(ProviderError):
     """The response was malformed: missing fields, truncated body, bytes that are not an image, 4xx."""
 
     kind = "bad_response"
+
+
+class UnsupportedRequest(ProviderError):
+    """The request asks for something this adapter's API cannot do (e.g. several reference images)."""
+
+    kind = "unsupported"
 
 
 @runtime_checkable
