@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import warnings
 from typing import Any
 
 import httpx
@@ -228,9 +229,11 @@ class GoogleGenAIProvider:
     ) -> tuple[bytes, dict[str, Any]]:
         from google.genai import types
 
-        response = await client.aio.models.generate_images(
-            model=self.params.model, prompt=request.prompt, config=types.GenerateImagesConfig(**config)
-        )
+        with warnings.catch_warnings():  # the SDK marks generate_images deprecated (Imagen is being retired)
+            warnings.simplefilter("ignore", category=Warning)
+            response = await client.aio.models.generate_images(
+                model=self.params.model, prompt=request.prompt, config=types.GenerateImagesConfig(**config)
+            )
         for generated in response.generated_images or []:
             image = getattr(generated, "image", None)
             if image is not None and image.image_bytes:

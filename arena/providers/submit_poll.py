@@ -242,6 +242,8 @@ class SubmitPollProvider:
         if p.result_b64_field is not None:
             inline = dotted(state, p.result_b64_field)
             if isinstance(inline, str):
+                if inline.startswith("data:") and "," in inline:  # some APIs send a data URL (xAI)
+                    inline = inline.split(",", 1)[1]
                 try:
                     return base64.b64decode(inline, validate=True), polled_at, "b64"
                 except (binascii.Error, ValueError) as exc:
