@@ -70,7 +70,7 @@ def load_pipeline(params: DiffusersParams, *, editing: bool) -> Any:
             raise BadResponse(f"diffusers has no pipeline class '{params.pipeline}'")
     try:
         pipe = cls.from_pretrained(
-            params.model, torch_dtype=_dtype(torch, params), local_files_only=not params.allow_download
+            params.model, dtype=_dtype(torch, params), local_files_only=not params.allow_download
         )
     except (OSError, ValueError) as exc:
         hint = "" if params.allow_download else " (downloads are off: point params.model at a local folder)"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import pytest
 from sqlmodel import Session, select
@@ -31,7 +30,9 @@ PRESETS = commented_presets()
 HTTP_PRESETS = [e for e in PRESETS if e.adapter not in NOT_HTTP]
 # Several references through the OpenAI Images adapter are issue 13's part (tested with that adapter).
 EDIT_PRESETS = [
-    e for e in HTTP_PRESETS if e.modality == "image_editing" and e.adapter not in ("openai", "openai_compatible")
+    e
+    for e in HTTP_PRESETS
+    if e.modality == "image_editing" and e.adapter not in ("openai", "openai_compatible")
 ]
 RAN: dict[str, set[str]] = {}
 
@@ -110,7 +111,9 @@ def test_the_happy_path_returns_the_image_and_keeps_the_key_out_of_the_record(en
     assert result.image.startswith(b"\x89PNG")
     assert result.timing.last_byte > result.timing.started
     first = fake.calls[0]
-    if entry.params.get("api_key_env", "unset"):  # every preset but a keyless self-hosted server sends its key
+    if entry.params.get(
+        "api_key_env", "unset"
+    ):  # every preset but a keyless self-hosted server sends its key
         assert any(SECRET in value for value in first.headers.values()), "the key is not sent"
     assert SECRET not in json.dumps(result.sent_params) + json.dumps(result.raw_metadata, default=str)
     sent = json.dumps(result.sent_params)
@@ -188,35 +191,40 @@ def run(settings, monkeypatch):
     return lambda *args: runner.invoke(app, list(args), catch_exceptions=False)
 
 
-@pytest.fixture
-def fake_world(request, initialized, keys) -> Iterator:
-    entry = request.param
-    fake = started(entry)
-    with Session(initialized) as session:
-        sync_registry(session, [entry.model_copy(update={"params": point_at(entry, fake.url)})])
-    try:
-        yield entry, fake, initialized
-    finally:
-        fake.stop()
-
-
-@pytest.mark.parametrize("fake_world", HTTP_PRESETS, ids=ids(HTTP_PRESETS), indirect=True)
-def test_arena_generate_and_latency_run_work_unchanged(fake_world, run, settings):
-    entry, fake, engine = fake_world
-    result = run("generate", "--model", entry.slug, "--limit", "2", "--json")
-    assert result.exit_code == 0, result.output
-    with Session(engine) as session:
-        rows = session.exec(select(Output).where(Output.model_slug == entry.slug)).all()
-    assert [r.status for r in rows] == ["ok", "ok"], [r.error_message for r in rows]
-    for row in rows:
-        assert (settings.media_dir / "served" / f"{row.media_id}.jpg").is_file()
-        assert row.sent_params and row.latency_s is not None and row.latency_s > 0
-    if entry.modality == "image_editing":
-        assert any(c.files or "image" in json.dumps(c.body) for c in fake.calls), "no reference image sent"
-        return
-    timed = run("latency", "run", "--model", entry.slug, "--json")
-    assert timed.exit_code == 0, timed.output
-    with Session(engine) as session:
-        samples = session.exec(select(LatencySample).where(LatencySample.model_slug == entry.slug)).all()
-    assert [s.status for s in samples] == ["ok"], [s.error_message for s in samples]
-    assert samples[0].seconds > 0
+def test_arena_generate_and_latency_run_work_unchanged_for_every_preset(
+    initialized, run, settings, keys, capsys
+):
+    """One arena (per database) with every HTTP preset registered against its fake: `arena generate` and, for
+    text to image, `arena latency run` exactly as an operator runs them."""
+    ran = []
+    for entry in HTTP_PRESETS:
+        fake = started(entry)
+        try:
+            with Session(initialized) as session:
+                sync_registry(session, [entry.model_copy(update={"params": point_at(entry, fake.url)})])
+            result = run("generate", "--model", entry.slug, "--limit", "1", "--json")
+            assert result.exit_code == 0, f"{entry.slug}: {result.output}"
+            with Session(initialized) as session:
+                rows = session.exec(select(Output).where(Output.model_slug == entry.slug)).all()
+            assert [r.status for r in rows] == ["ok"], (entry.slug, [r.error_message for r in rows])
+            assert (settings.media_dir / "served" / f"{rows[0].media_id}.jpg").is_file()
+            assert rows[0].sent_params and rows[0].latency_s > 0
+            if entry.modality == "image_editing":
+                sent = [c.files or "image" in json.dumps(c.body) for c in fake.calls]
+                assert any(sent), f"{entry.slug}: no reference image sent"
+                ran.append(f"{entry.slug}: generate ok")
+                continue
+            timed = run("latency", "run", "--model", entry.slug, "--json")
+            assert timed.exit_code == 0, f"{entry.slug}: {timed.output}"
+            with Session(initialized) as session:
+                samples = session.exec(
+                    select(LatencySample).where(LatencySample.model_slug == entry.slug)
+                ).all()
+            assert [x.status for x in samples] == ["ok"], (entry.slug, [x.error_message for x in samples])
+            assert samples[0].seconds > 0
+            ran.append(f"{entry.slug}: generate ok, latency run ok ({samples[0].seconds:.3f} s)")
+        finally:
+            fake.stop()
+    assert len(ran) == len(HTTP_PRESETS)
+    with capsys.disabled():
+        print("\nconformance over `arena generate` / `arena latency run`:\n  " + "\n  ".join(ran))
