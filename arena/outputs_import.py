@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from prompts_taxonomy import LineError, Taxonomy
 from prompts_taxonomy.records import PromptRecordError, validate_record
 
 MAX_IMAGE_BYTES = 50 * 1024 * 1024
+LINE_REF = re.compile(r"\bline ([0-9]+)\b")
 LINE_KEYS = frozenset({"model", "image", "prompt_id", "prompt", "params", "seconds"})
 
 
@@ -183,7 +185,16 @@ def import_outputs(
                 source=source,
             )
         except ImportFailed as exc:  # map the prompt list's line numbers back to the manifest's
-            raise ImportFailed([LineError(order[e.line - 1][1][0], e.message) for e in exc.errors]) from None
+
+            def manifest_line(match: re.Match[str]) -> str:
+                return f"line {order[int(match[1]) - 1][1][0]}"
+
+            raise ImportFailed(
+                [
+                    LineError(order[e.line - 1][1][0], LINE_REF.sub(manifest_line, e.message))
+                    for e in exc.errors
+                ]
+            ) from None
         report.prompts_created = created.added
     for line in valid:
         done = existing.get((line.prompt_id, line.model))

@@ -32,6 +32,7 @@ from arena.providers.base import (
 from arena.providers.http_common import (
     CURRENT_CALL,
     FirstByte,
+    MissingApiKey,
     api_key_from_env,
     check_image,
     describe_bytes,
@@ -134,8 +135,13 @@ class GoogleGenAIProvider:
     def _client(self) -> Any:
         """The SDK client, made on first use so a missing key fails the call, not the registry."""
         if self._sdk is None:
-            from google import genai
-            from google.genai import types
+            try:
+                from google import genai
+                from google.genai import types
+            except ImportError as exc:
+                raise MissingApiKey(
+                    "the google_genai adapter needs the google extra: pip install 'image-arena[google]'"
+                ) from exc
 
             key = api_key_from_env(self.params.api_key_env)
             options = types.HttpOptions(
