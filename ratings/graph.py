@@ -32,6 +32,7 @@ __all__ = [
     "UNDEFINED",
     "check_identifiable",
     "comparison_components",
+    "largest_strong_member",
     "limit_states",
     "unbounded_models",
 ]
@@ -65,12 +66,23 @@ def _reachable(graph: csr_array, start: int) -> np.ndarray:
     return mask
 
 
-def unbounded_models(counts: PairCounts) -> dict[str, str]:
-    """Models outside the largest strongly connected part of the win graph, with reasons.
+def largest_strong_member(n: int, pairs: np.ndarray, wins: np.ndarray) -> int:
+    """Lowest-index model of the win graph's largest strongly connected part (ties: lowest index).
+
+    A reference that depends only on the votes, never on the anchor (the bootstrap uses it).
+    """
+    _n_comp, labels = connected_components(_win_graph(n, pairs, wins), directed=True, connection="strong")
+    sizes = np.bincount(labels)
+    return int(np.flatnonzero(sizes[labels] == sizes.max())[0])
+
+
+def unbounded_models(counts: PairCounts, keep_model: int | None = None) -> dict[str, str]:
+    """Models outside the kept strongly connected part of the win graph, with reasons.
 
     Returns an empty dict when the maximum-likelihood estimate exists. Otherwise the kept part is
-    the strongly connected component with the most models (then the most votes); every other
-    model is listed with why its rating is unbounded. The comparison graph is assumed connected.
+    the strongly connected component of ``keep_model`` (the board's anchor) when given, else the
+    one with the most models (then the most votes); every other model is listed with why its
+    rating is unbounded. The comparison graph is assumed connected.
     """
     n = counts.n_models
     wins = counts.wins
@@ -81,7 +93,10 @@ def unbounded_models(counts: PairCounts) -> dict[str, str]:
     totals = counts.model_totals()
     sizes = np.bincount(labels, minlength=n_comp)
     votes = np.bincount(labels, weights=totals["votes"], minlength=n_comp)
-    keep = max(range(n_comp), key=lambda c: (sizes[c], votes[c], -c))
+    if keep_model is not None:
+        keep = int(labels[keep_model])
+    else:
+        keep = max(range(n_comp), key=lambda c: (sizes[c], votes[c], -c))
     start = int(np.flatnonzero(labels == keep)[0])
     below = _reachable(graph, start)
     above = _reachable(csr_array(graph.T), start)
