@@ -45,6 +45,7 @@ CSV_COLUMNS = [
     "rating",
     "ci_low",
     "ci_high",
+    "above",
     "votes",
     "wins",
     "losses",
@@ -170,7 +171,9 @@ def leaderboard_csv(
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in data.rows:
-        writer.writerow(row.model_dump())
+        record = row.model_dump()
+        record["above"] = "" if row.above is None else ";".join(row.above)  # slugs, ';'-separated
+        writer.writerow(record)
     name = f"leaderboard-{modality}-{board.replace('=', '-')}.csv"
     return Response(
         out.getvalue(),
