@@ -10,7 +10,7 @@ Two graphs on the models matter (Zermelo 1929; Ford 1957):
   and pushing it further away always increases the likelihood.
 
 When the estimate does not exist, the supremum of the likelihood is still well defined as a
-limit: models in the anchor's strongly connected component keep the ratings fitted on their own
+limit: models in a reference strongly connected component keep the ratings fitted on their own
 votes, models that (transitively) beat that component go to ``+inf``, models it (transitively)
 beat go to ``-inf``, and models with no one-sided chain to it are undefined. The bootstrap uses
 this limit for the occasional resample where it happens (:func:`limit_states`).
@@ -139,8 +139,8 @@ def check_identifiable(counts: PairCounts) -> None:
         raise UnboundedRatingError(reasons)
 
 
-def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, anchor: int) -> np.ndarray:
-    """Where each model's rating goes in the likelihood's supremum, relative to the anchor.
+def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, reference: int) -> np.ndarray:
+    """Where each model's rating goes in the likelihood's supremum, relative to model ``reference``.
 
     Parameters
     ----------
@@ -150,19 +150,20 @@ def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, anchor: int) -> np
         ``(P, 2)`` model pairs.
     wins : numpy.ndarray
         ``(P, 2)`` effective wins of each side (zero rows allowed).
-    anchor : int
-        Index of the anchor model.
+    reference : int
+        Index of the model whose strongly connected part stays finite (the bootstrap passes
+        :func:`largest_strong_member`, which does not depend on the anchor).
 
     Returns
     -------
     numpy.ndarray of int8
-        :data:`FINITE` for the anchor's strongly connected component, :data:`PLUS_INF` for models
+        :data:`FINITE` for the reference's strongly connected component, :data:`PLUS_INF` for models
         with a chain of wins onto it, :data:`MINUS_INF` for models it reaches by wins, and
         :data:`UNDEFINED` for the rest.
     """
     graph = _win_graph(n, pairs, wins)
-    below = _reachable(graph, anchor)
-    above = _reachable(csr_array(graph.T), anchor)
+    below = _reachable(graph, reference)
+    above = _reachable(csr_array(graph.T), reference)
     states = np.full(n, UNDEFINED, dtype=np.int8)
     states[below & ~above] = MINUS_INF
     states[above & ~below] = PLUS_INF
