@@ -3,7 +3,8 @@
 Votes in (:class:`Votes`, or a battles file via :func:`parse_battles`), boards out
 (:func:`compute_board`, :func:`compute_all_boards`). The pieces are usable on their own: pair
 counting (:func:`count_pairs`), the fit (:func:`fit_bradley_terry`), the scale (:func:`to_elo`),
-anchor-free intervals and pairwise ranks (:mod:`ratings.intervals`), cell weighting, cohorts, win-rate tables and a seeded simulator.
+anchor-free intervals and pairwise ranks (:mod:`ratings.intervals`), cell weighting, cohorts,
+win-rate tables and a seeded simulator.
 """
 
 from ratings.aggregate import BoardRows, VoteRows
@@ -116,9 +117,9 @@ __all__ = [
     "expected_win_probability",
     "fit_bradley_terry",
     "outcome_codes",
+    "pair_counts",
     "pairwise_above",
     "pairwise_above_normal",
-    "pair_counts",
     "parse_battles",
     "percentile_intervals",
     "provisional_models",

@@ -62,9 +62,7 @@ def center(theta: np.ndarray) -> np.ndarray:
     return theta - theta.mean(axis=-1, keepdims=True)
 
 
-def display_offset(
-    theta_hat: np.ndarray, anchor: int, anchor_rating: float = DEFAULT_ANCHOR_RATING
-) -> float:
+def display_offset(theta_hat: np.ndarray, anchor: int, anchor_rating: float = DEFAULT_ANCHOR_RATING) -> float:
     """The board's one shift: ``rating = offset + ELO_PER_NAT * center(theta)`` puts the anchor at ``anchor_rating``."""
     return float(anchor_rating - ELO_PER_NAT * center(theta_hat)[anchor])
 

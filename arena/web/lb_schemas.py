@@ -80,8 +80,12 @@ class BoardStandingOut(BaseModel):
     rating: float
     ci_low: float | None
     ci_high: float | None
-    rank: int = Field(description="1 + the number of models on the board whose lead over this one is significant.")
-    above: list[str] | None = Field(description="Those models (null on boards published before pairwise ranks).")
+    rank: int = Field(
+        description="1 + the number of models on the board whose lead over this one is significant."
+    )
+    above: list[str] | None = Field(
+        description="Those models (null on boards published before pairwise ranks)."
+    )
     models_on_board: int
     votes: int
     wins: int
