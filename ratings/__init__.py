@@ -58,6 +58,7 @@ from ratings.scale import (
     to_elo,
 )
 from ratings.simulate import simulate_votes
+from ratings.uncertainty import Uncertainty, board_uncertainty
 from ratings.votes import A_WINS, B_WINS, TIE, WINNER_CODES, Votes, outcome_codes
 from ratings.weighting import OVERALL, BoardKey, cell_balance_factors
 from ratings.winrate import WinRates, expected_win_matrix, expected_win_probability, win_rate_matrix
@@ -96,9 +97,11 @@ __all__ = [
     "RatingsError",
     "SingleModelError",
     "UnboundedRatingError",
+    "Uncertainty",
     "VoteRows",
     "Votes",
     "WinRates",
+    "board_uncertainty",
     "bootstrap_board",
     "bt_gradient",
     "bt_information",

@@ -26,23 +26,11 @@ from typing import Literal
 import numpy as np
 
 from ratings.aggregate import BoardRows, VoteRows, aggregate_votes, board_rows, restrict_board
-from ratings.bootstrap import bootstrap_board
 from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
 from ratings.cohorts import CohortRule, eligible_votes
 from ratings.errors import AnchorNotOnBoardError, NoVotesError, RatingsError, UnboundedRatingError
 from ratings.graph import comparison_components, unbounded_models
-from ratings.intervals import (
-    DEFAULT_LEVEL,
-    DEFAULT_MIN_VOTES,
-    display_offset,
-    pairwise_above,
-    pairwise_above_normal,
-    provisional_models,
-    ranks_from_above,
-    replicate_intervals,
-    sandwich_covariance,
-    sandwich_intervals,
-)
+from ratings.intervals import DEFAULT_LEVEL, DEFAULT_MIN_VOTES, provisional_models, ranks_from_above
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion, IntervalMethod
 from ratings.pairs import pair_counts
 from ratings.resample import TableCache
@@ -54,6 +42,7 @@ from ratings.scale import (
     default_anchor,
     to_elo,
 )
+from ratings.uncertainty import board_uncertainty
 from ratings.votes import Votes, factorize
 from ratings.weighting import OVERALL, BoardKey
 
@@ -165,37 +154,6 @@ def _exclude_unbounded(
     return restrict_board(board, keep), excluded
 
 
-def _uncertainty(
-    board: BoardRows, key: BoardKey, theta: np.ndarray, a: int, opts: _Options, tables: TableCache | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, list[str]]:
-    """Display intervals, the pairwise ``above`` matrix, the replicates (bootstrap only) and notes."""
-    counts = pair_counts(board)
-    offset = display_offset(theta, a, opts.anchor_rating)
-    notes: list[str] = []
-    if opts.interval == "sandwich":
-        cov = sandwich_covariance(theta, counts)
-        low, high = sandwich_intervals(theta, cov, offset, opts.level)
-        return low, high, pairwise_above_normal(theta, cov, opts.level), None, notes
-    boot = bootstrap_board(
-        board,
-        theta,
-        n_rounds=opts.n_bootstrap,
-        rng=board_rng(opts.seed, key),
-        max_iter=opts.max_iter,
-        workers=opts.workers,
-        tables=tables,
-    )
-    low, high = replicate_intervals(boot.theta, offset, opts.level)
-    if boot.n_limit:
-        notes.append(
-            f"{boot.n_limit} of {opts.n_bootstrap} bootstrap replicates left some model with no loss "
-            "or no win; its rating is infinite in those replicates and the intervals include them"
-        )
-    if boot.n_unconverged:
-        notes.append(f"{boot.n_unconverged} bootstrap replicates did not reach the tolerance")
-    return low, high, pairwise_above(boot.theta, opts.level), boot.theta, notes
-
-
 def _fit_board(
     board: BoardRows, key: BoardKey, anchor: str, opts: _Options, tables: TableCache | None = None
 ) -> Board:
@@ -209,8 +167,21 @@ def _fit_board(
     a = anchor_index(counts.models, anchor)
     ratings = to_elo(fit.theta, a, opts.anchor_rating)
     notes: list[str] = [] if fit.converged else [f"the fit {fit.message}"]
-    low, high, above, replicates, more = _uncertainty(board, key, fit.theta, a, opts, tables)
-    notes += more
+    unc = board_uncertainty(
+        board,
+        fit.theta,
+        a,
+        interval=opts.interval,
+        level=opts.level,
+        anchor_rating=opts.anchor_rating,
+        n_bootstrap=opts.n_bootstrap,
+        rng=board_rng(opts.seed, key),
+        max_iter=opts.max_iter,
+        workers=opts.workers,
+        tables=tables,
+    )
+    low, high, above = unc.low, unc.high, unc.above
+    notes += unc.notes
     totals = counts.model_totals()
     ranks = ranks_from_above(above)
     provisional = provisional_models(totals["votes"], opts.min_votes)
@@ -245,7 +216,7 @@ def _fit_board(
         min_votes=opts.min_votes,
         excluded=excluded,
         notes=tuple(notes),
-        replicates=replicates,
+        replicates=unc.replicates,
     )
 
 
