@@ -54,6 +54,8 @@ DEFAULT_LEVEL = 0.95
 DEFAULT_MIN_VOTES = 300
 
 _HUGE = 1e300
+#: Differences computed at once by :func:`pairwise_above` (about 32 MB of float64).
+_PAIR_BLOCK = 1 << 22
 
 
 def center(theta: np.ndarray) -> np.ndarray:
@@ -125,14 +127,43 @@ def pairwise_above(replicates: np.ndarray, level: float = DEFAULT_LEVEL) -> np.n
         ``(n, n)``, false on the diagonal; never true both ways.
     """
     x = np.asarray(replicates, dtype=np.float64)
-    n = x.shape[1]
+    rounds, n = x.shape
+    finite = bool(np.isfinite(x).all())
     above = np.zeros((n, n), dtype=bool)
-    with np.errstate(invalid="ignore"):
-        for i in range(n):
-            low, _high = percentile_intervals(x - x[:, i : i + 1], level)
-            above[:, i] = low > 0.0  # nan (no defined difference) compares false
+    step = max(1, _PAIR_BLOCK // max(rounds * n, 1))
+    for s in range(0, n, step):
+        with np.errstate(invalid="ignore"):
+            d = x[:, :, None] - x[:, None, s : s + step]  # (R, n, c): theta_j - theta_i; inf - inf is nan
+        if not finite:  # keep the interpolation finite: an infinite difference as a huge number
+            d[np.isposinf(d)] = _HUGE
+            d[np.isneginf(d)] = -_HUGE
+        above[:, s : s + step] = _lower_quantile_positive(d, (1.0 - level) / 2.0, finite)
     above[np.arange(n), np.arange(n)] = False
     return above
+
+
+def _lower_quantile_positive(d: np.ndarray, tail: float, finite: bool = False) -> np.ndarray:
+    """Whether the ``tail`` quantile along axis 0 (linear interpolation, ``nan`` skipped) is above zero.
+
+    Same answer as ``numpy.nanquantile(d, tail, axis=0) > 0`` without sorting: with ``m`` defined values,
+    ``h = (m - 1) tail``, ``k = floor(h)`` and ``c`` values ``<= 0``, the quantile is above zero when
+    ``c <= k``, not when ``c >= k + 2``, and when ``c == k + 1`` (rare) it interpolates between the
+    largest non-positive value and the smallest positive one.
+    """
+    m = np.full(d.shape[1:], d.shape[0]) if finite else (~np.isnan(d)).sum(axis=0)
+    h = np.maximum(m - 1, 0) * tail
+    k = np.floor(h)
+    c = (d <= 0.0).sum(axis=0)  # nan compares false
+    out = (m > 0) & (c <= k)
+    edge = np.nonzero((m > 0) & (c == k + 1) & (h > k))
+    if len(edge[0]):
+        cols = d[(slice(None), *edge)]  # (R, E)
+        lo = np.where(cols <= 0.0, cols, -np.inf).max(axis=0)
+        hi = np.where(cols > 0.0, cols, np.inf).min(axis=0)
+        frac = (h - k)[edge]
+        with np.errstate(invalid="ignore"):
+            out[edge] = np.isfinite(hi) & (lo + frac * (hi - lo) > 0.0)
+    return out
 
 
 def difference_variances(cov: np.ndarray) -> np.ndarray:
