@@ -137,6 +137,10 @@ def describe_defaults(
         described = {}
     else:
         described = sandbox.request_params(parsed, slug, request)
+    wrapper = getattr(parsed, "body_wrapper", None)
+    if wrapper and isinstance(described.get(wrapper), dict):  # Replicate's {"input": {...}}
+        described = {**described, wrapper: dict(described[wrapper])}
+        described[wrapper].pop(getattr(parsed, "prompt_field", "prompt"), None)
     described.pop("prompt", None)
     described.pop(getattr(parsed, "prompt_field", "prompt"), None)
     return described
