@@ -74,7 +74,9 @@ class Agreement:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """JSON-safe (nan becomes None)."""
-        return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in self.__dict__.items()}
+        return {
+            k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in self.__dict__.items()
+        }
 
 
 def measure_agreement(
@@ -123,7 +125,9 @@ class RankCorrelation:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """JSON-safe (nan becomes None)."""
-        return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in self.__dict__.items()}
+        return {
+            k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in self.__dict__.items()
+        }
 
 
 def _pair(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:

@@ -166,9 +166,7 @@ def _parse(path: Path) -> Rubric:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         agg = data["aggregation"]
-        criteria = tuple(
-            Criterion(c["name"], c["meaning"], c["zero"], c["ten"]) for c in data["criteria"]
-        )
+        criteria = tuple(Criterion(c["name"], c["meaning"], c["zero"], c["ten"]) for c in data["criteria"])
         rubric = Rubric(
             scenario=data["scenario"],
             version=str(data["version"]),
@@ -190,7 +188,9 @@ def _parse(path: Path) -> Rubric:
     if SAFETY not in names or len(names) < 2 or len(set(names)) != len(names):
         raise RubricError(f"{path.name}: needs unique criteria including '{SAFETY}' and at least one other")
     if rubric.safety_min < rubric.pass_overall:
-        raise RubricError(f"{path.name}: the safety threshold must be at least as strict as the pass threshold")
+        raise RubricError(
+            f"{path.name}: the safety threshold must be at least as strict as the pass threshold"
+        )
     return rubric
 
 

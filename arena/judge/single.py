@@ -12,7 +12,16 @@ from typing import Any, Literal
 
 from arena.judge.rubrics import SAFETY, Rubric
 
-__all__ = ["AnswerError", "Grade", "SingleScore", "aggregate", "grade_of", "read_pairwise", "read_single"]
+__all__ = [
+    "AnswerError",
+    "Grade",
+    "SingleScore",
+    "aggregate",
+    "grade_of",
+    "read_pairwise",
+    "read_single",
+    "single_request",
+]
 
 Grade = Literal["ideal", "medium", "bad"]
 
@@ -84,7 +93,9 @@ def read_single(rubric: Rubric, data: Any) -> SingleScore:
     if not isinstance(reason, str):
         raise AnswerError("reason must be a string")
     overall, rule_verdict = aggregate(rubric, scores)
-    return SingleScore(scores, overall, rule_verdict, reason, _number(data.get("overall"), "overall"), verdict)
+    return SingleScore(
+        scores, overall, rule_verdict, reason, _number(data.get("overall"), "overall"), verdict
+    )
 
 
 def read_pairwise(data: Any) -> tuple[str, str]:
@@ -94,3 +105,23 @@ def read_pairwise(data: Any) -> tuple[str, str]:
     if not isinstance(data.get("reason"), str):
         raise AnswerError("reason must be a string")
     return data["preferred"], data["reason"]
+
+
+def single_request(rubric: Rubric, prompt: str, image: bytes, reference: bytes | None = None) -> Any:
+    """One single-output question: the prompt (or edit instruction), the reference for edits, the output."""
+    from arena.judge.pairwise import rubric_cache_version
+    from arena.judge.rubrics import single_schema
+    from arena.judge.types import JudgeImage, JudgeRequest
+
+    images = [JudgeImage(reference, "Reference image (before the edit):")] if reference is not None else []
+    images.append(JudgeImage(image, "Image to grade:"))
+    what = "Edit instruction" if reference is not None else "Prompt"
+    return JudgeRequest(
+        rubric_id=f"{rubric.scenario}.single",
+        rubric_version=rubric_cache_version(rubric),
+        system_prompt=rubric.system_text(pairwise=False),
+        user_text=f"{what}:\n{prompt}\n\nGrade the image under the rubric.",
+        schema_name="single_score",
+        schema=single_schema(rubric),
+        images=tuple(images),
+    )
