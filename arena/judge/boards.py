@@ -1,7 +1,7 @@
 """The judge's own leaderboard, fitted from judge verdicts alone with the ratings package, and its rank
-correlation with the human board. Intervals: the judged matchups are resampled with replacement and the
-judge board refitted; the human board's uncertainty enters as normal draws with its published 95% interval.
-"""
+correlation with the human board. Intervals: the judged matchups are resampled with replacement and the judge
+board refitted (the ratings package's batched bootstrap); the human board's uncertainty enters as normal draws
+matching its published 95% interval."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.judge.agreement import RankCorrelation, rank_correlation
-from ratings import Board, RatingsError, Votes, compute_board, count_pairs, fit_bradley_terry
+from ratings import Board, RatingsError, Votes, bootstrap_board, compute_board, fit_bradley_terry
+from ratings.aggregate import aggregate_votes, board_rows
+from ratings.pairs import pair_counts
+from ratings.votes import factorize
 
 __all__ = ["HumanBoard", "JudgeBoardResult", "fit_judge_board"]
 
@@ -37,11 +40,17 @@ class JudgeBoardResult:
     skipped_replicates: int
 
 
-def _theta(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, models: list[str]) -> np.ndarray:
-    counts = count_pairs(a, b, WINNERS[outcome])
-    fit = fit_bradley_terry(counts)
-    index = {m: k for k, m in enumerate(counts.models)}
-    return np.array([fit.theta[index[m]] if m in index else np.nan for m in models])
+def _replicates(
+    a: np.ndarray, b: np.ndarray, outcome: np.ndarray, models: list[str], n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(n, len(models)) bootstrap log-strengths of the judge board (verdicts resampled with replacement),
+    from the ratings package's batched bootstrap; +-inf where a replicate has no finite rating."""
+    names, (ia, ib) = factorize(a, b)
+    rows = board_rows(aggregate_votes(ia, ib, outcome.astype(np.int8), models=names))
+    fit = fit_bradley_terry(pair_counts(rows))
+    boot = bootstrap_board(rows, fit.theta, 0, n_rounds=n, rng=rng, workers=1)
+    index = {m: k for k, m in enumerate(names)}
+    return boot.theta[:, [index[m] for m in models]]
 
 
 def fit_judge_board(
@@ -81,20 +90,8 @@ def fit_judge_board(
     human_point = np.array([human.ratings[m] for m in common])
     sd = np.array([max(human.high[m] - human.low[m], 0.0) / (2 * 1.959964) for m in common])
     rng = np.random.default_rng(seed)
-    n = len(outcome)
-    judge_boot, human_boot, skipped = [], [], 0
-    for _ in range(n_bootstrap):
-        pick = rng.integers(0, n, n)
-        try:
-            judge_boot.append(_theta(model_a[pick], model_b[pick], outcome[pick], common))
-        except RatingsError:
-            skipped += 1  # a replicate where some model never lost or never won: no finite rating
-            continue
-        human_boot.append(human_point + rng.normal(0.0, 1.0, len(common)) * sd)
-    corr = rank_correlation(
-        judge_point,
-        human_point,
-        np.array(judge_boot).reshape(-1, len(common)),
-        np.array(human_boot).reshape(-1, len(common)),
-    )
+    judge_boot = _replicates(model_a, model_b, outcome, common, n_bootstrap, rng)
+    human_boot = human_point + rng.normal(0.0, 1.0, judge_boot.shape) * sd
+    skipped = int((~np.isfinite(judge_boot)).any(axis=1).sum())  # replicates where a model had no finite rating
+    corr = rank_correlation(judge_point, human_point, judge_boot, human_boot)
     return JudgeBoardResult(board, None, corr, skipped)
