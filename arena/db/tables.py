@@ -433,3 +433,6 @@ __all__ = [
     "VoteVerdict",
     "utcnow",
 ]
+
+# The eval harness and judge tables live in their own module; importing it registers them on the same metadata.
+import arena.db.eval_tables  # noqa: E402, F401

@@ -1,7 +1,7 @@
 """the LLM judge: runs, pairwise verdicts on human-voted matchups, calibration-set scores
 
 Revision ID: 0009
-Revises: 0005
+Revises: 0008
 Create Date: 2026-11-30 15:00:00.000000
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 
 
 revision: str = '0009'
-down_revision: str | None = '0005'
+down_revision: str | None = '0008'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
