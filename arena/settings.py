@@ -183,6 +183,18 @@ class Settings(BaseSettings):
         description="A judge answer that fails its JSON schema is asked again this many times, then left unscored.",
     )
     judge_timeout_seconds: float = Field(default=120.0, gt=0, description="Timeout of one judge call.")
+    judge_min_agreement: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="`arena judge check` fails when the judge's agreement with a held-out labelled set is below this.",
+    )
+    judge_min_kappa: float = Field(
+        default=0.4,
+        ge=-1,
+        le=1,
+        description="`arena judge check` fails when Cohen's kappa on the held-out labelled set is below this.",
+    )
 
     @property
     def is_sqlite(self) -> bool:

@@ -127,7 +127,9 @@ class RankCorrelation:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """JSON-safe (nan becomes None)."""
-        return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in self.__dict__.items()}
+        return {
+            k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in self.__dict__.items()
+        }
 
 
 def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -92,6 +92,8 @@ def fit_judge_board(
     rng = np.random.default_rng(seed)
     judge_boot = _replicates(model_a, model_b, outcome, common, n_bootstrap, rng)
     human_boot = human_point + rng.normal(0.0, 1.0, judge_boot.shape) * sd
-    skipped = int((~np.isfinite(judge_boot)).any(axis=1).sum())  # replicates where a model had no finite rating
+    skipped = int(
+        (~np.isfinite(judge_boot)).any(axis=1).sum()
+    )  # replicates where a model had no finite rating
     corr = rank_correlation(judge_point, human_point, judge_boot, human_boot)
     return JudgeBoardResult(board, None, corr, skipped)

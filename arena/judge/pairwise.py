@@ -6,21 +6,35 @@ format or size cannot steer the judge; only which image comes first differs betw
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from arena.judge.orders import OrderedVerdict, combine_orders
 from arena.judge.rubrics import Rubric, pairwise_schema
 from arena.judge.single import AnswerError, read_pairwise
 from arena.judge.types import JudgeImage, JudgeRequest, JudgeResult
 
-__all__ = ["Judge", "PairJudgement", "judge_pair", "pairwise_request", "rubric_cache_version"]
+T = TypeVar("T")
+
+__all__ = ["Judge", "PairJudgement", "closing", "judge_pair", "pairwise_request", "rubric_cache_version"]
 
 
 class Judge(Protocol):
     """What judging needs from the client (`arena.judge.client.JudgeClient`)."""
 
     async def judge(self, request: JudgeRequest) -> JudgeResult: ...
+
+    async def aclose(self) -> None: ...
+
+
+async def closing(judge: Judge, work: Awaitable[T]) -> T:
+    """Await `work`, then close the judge's HTTP client inside the same event loop (each `asyncio.run` has its
+    own loop, and an HTTP client must not outlive the loop it was opened in)."""
+    try:
+        return await work
+    finally:
+        await judge.aclose()
 
 
 def rubric_cache_version(rubric: Rubric) -> str:

@@ -24,7 +24,7 @@ from arena.db.tables import (
     utcnow,
 )
 from arena.judge.calibset import calibration_items
-from arena.judge.pairwise import Judge, judge_pair
+from arena.judge.pairwise import Judge, closing, judge_pair
 from arena.judge.rubrics import Rubric, rubric_for
 from arena.judge.sampling import VotedMatchup, sample_matchups, voted_matchups
 from arena.judge.single import AnswerError, grade_of, read_single, single_request
@@ -143,21 +143,20 @@ def run_matchups(
     summary = RunSummary(_start(engine, "matchups", judge_model, run_params, rubrics), "matchups")
     inputs = _prompt_inputs(engine, media, {m.prompt_id for m in chosen})
     try:
-        asyncio.run(
-            _judge_all(
-                engine,
-                judge,
-                chosen,
-                inputs,
-                rubrics,
-                media,
-                summary,
-                judge_model,
-                run_params,
-                concurrency,
-                progress,
-            )
+        work = _judge_all(
+            engine,
+            judge,
+            chosen,
+            inputs,
+            rubrics,
+            media,
+            summary,
+            judge_model,
+            run_params,
+            concurrency,
+            progress,
         )
+        asyncio.run(closing(judge, work))
     except BaseException as exc:
         _finish(engine, summary, "failed", f"{exc.__class__.__name__}: {exc}"[:500])
         raise
@@ -288,7 +287,7 @@ def run_calibration_set(
         return list(zip(items, await asyncio.gather(*(judge.judge(r) for r in requests)), strict=True))
 
     try:
-        answered = asyncio.run(score_all())
+        answered = asyncio.run(closing(judge, score_all()))
     except BaseException as exc:
         _finish(engine, summary, "failed", f"{exc.__class__.__name__}: {exc}"[:500])
         raise

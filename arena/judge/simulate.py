@@ -68,7 +68,9 @@ def _left_prob(judge: SimJudge, d: np.ndarray) -> np.ndarray:
     return expit(d + judge.position_bias)
 
 
-def _judge_probs(judge: SimJudge, truth: Truth, ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _judge_probs(
+    judge: SimJudge, truth: Truth, ia: np.ndarray, ib: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(P of combined outcome A/B/tie per pair, P of a position flip per pair) under the both-orders rule."""
     s = _judge_strengths(judge, truth)
     tie = 0.0 if np.isinf(judge.position_bias) else judge.tie
@@ -145,10 +147,15 @@ def human_board_from_votes(truth: Truth, n_votes: int, rng: np.random.Generator)
     names = np.array(truth.models, dtype=object)
     winners = np.array(["model_a", "model_b", "tie"], dtype=object)[outcome]
     board = compute_board(
-        Votes.from_columns(names[ia[pick]], names[ib[pick]], winners), anchor=truth.models[0], interval="sandwich"
+        Votes.from_columns(names[ia[pick]], names[ib[pick]], winners),
+        anchor=truth.models[0],
+        interval="sandwich",
     )
     return HumanBoard(
-        board.ratings(), {r.model: r.ci_low for r in board.rows}, {r.model: r.ci_high for r in board.rows}, "simulated"
+        board.ratings(),
+        {r.model: r.ci_low for r in board.rows},
+        {r.model: r.ci_high for r in board.rows},
+        "simulated",
     )
 
 

@@ -71,7 +71,9 @@ def test_a_judge_that_always_says_tie_has_kappa_zero_and_agreement_equal_to_chan
 def test_a_perfect_judge_has_kappa_one():
     human = np.random.default_rng(2).choice(3, size=200)
     result = measure_agreement(human.copy(), human)
-    assert result.rate == 1.0 and result.kappa == pytest.approx(1.0) and result.kappa_low == pytest.approx(1.0)
+    assert (
+        result.rate == 1.0 and result.kappa == pytest.approx(1.0) and result.kappa_low == pytest.approx(1.0)
+    )
 
 
 def test_agreement_intervals_cover_a_known_accuracy_about_95_percent_of_the_time():
