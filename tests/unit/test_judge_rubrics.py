@@ -52,7 +52,7 @@ def test_a_rubric_without_safety_or_with_a_lax_safety_threshold_is_refused(tmp_p
     with pytest.raises(RubricError, match="strict"):
         load_rubrics(tmp_path)
     (tmp_path / "x.toml").write_text("scenario = [")
-    with pytest.raises(RubricError, match="x.toml"):
+    with pytest.raises(RubricError, match=r"x\.toml"):
         load_rubrics(tmp_path)
 
 
