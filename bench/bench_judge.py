@@ -33,13 +33,17 @@ def main() -> None:
     parser.add_argument("--human-votes", type=int, default=20000)
     parser.add_argument("--models", type=int, default=12)
     args = parser.parse_args()
-    warnings.simplefilter("ignore")  # constant boards (always-left) have undefined correlations, reported as n/a
+    warnings.simplefilter(
+        "ignore"
+    )  # constant boards (always-left) have undefined correlations, reported as n/a
     truth = make_truth(args.models, spread_elo=800)
     print(
         f"{args.models} models over 800 Elo, {args.matchups} judged matchups (1 kept human vote each, 10% ties), "
         f"human board from {args.human_votes} votes, {args.seeds} seeds; coverage of nominal 95% intervals"
     )
-    header = f"{'judge':40s} {'figure':14s} {'known':>7s} {'mean est':>9s} {'coverage':>9s} {'mean width':>10s}"
+    header = (
+        f"{'judge':40s} {'figure':14s} {'known':>7s} {'mean est':>9s} {'coverage':>9s} {'mean width':>10s}"
+    )
     print(header)
     print("-" * len(header))
     start = time.perf_counter()
