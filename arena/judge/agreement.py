@@ -20,6 +20,7 @@ __all__ = [
     "measure_agreement",
     "rank_correlation",
     "spearman_rows",
+    "symmetrize",
     "wilson_interval",
 ]
 
@@ -46,6 +47,16 @@ def confusion_matrix(judge: np.ndarray, human: np.ndarray, k: int = N_CATEGORIES
     return np.bincount(judge * k + human, minlength=k * k).reshape(k, k).astype(np.float64)
 
 
+MIRROR = np.array([1, 0, 2])  # A wins <-> B wins, tie stays
+
+
+def symmetrize(tables: np.ndarray) -> np.ndarray:
+    """Average a confusion table (or a stack) with its A/B mirror image. Which model of a matchup is "A" is
+    arbitrary (name order), so chance agreement must not depend on it: without this, a data set where A happens
+    to be the weaker model in most matchups would have a lopsided marginal and a kappa near 0 for any judge."""
+    return (tables + tables[..., MIRROR, :][..., :, MIRROR]) / 2
+
+
 def _kappa_from_tables(tables: np.ndarray) -> np.ndarray:
     """Cohen's kappa of one or many confusion tables (last two axes); nan where chance agreement is 1."""
     n = tables.sum(axis=(-2, -1))
@@ -55,9 +66,11 @@ def _kappa_from_tables(tables: np.ndarray) -> np.ndarray:
         return np.where(p_e < 1, (p_o - p_e) / (1 - p_e), np.nan)
 
 
-def cohen_kappa(judge: np.ndarray, human: np.ndarray) -> float:
-    """Cohen's kappa: (observed - chance agreement) / (1 - chance agreement)."""
-    return float(_kappa_from_tables(confusion_matrix(judge, human)))
+def cohen_kappa(judge: np.ndarray, human: np.ndarray, *, symmetric: bool = False) -> float:
+    """Cohen's kappa: (observed - chance agreement) / (1 - chance agreement); `symmetric` first averages the
+    table with its A/B mirror (see :func:`symmetrize`)."""
+    table = confusion_matrix(judge, human)
+    return float(_kappa_from_tables(symmetrize(table) if symmetric else table))
 
 
 @dataclass(frozen=True)
@@ -89,7 +102,10 @@ def measure_agreement(
     n_bootstrap: int = 2000,
     rng: np.random.Generator | None = None,
 ) -> Agreement:
-    """Agreement rate (Wilson interval) and Cohen's kappa (percentile bootstrap over matchups).
+    """Agreement rate (Wilson interval) and Cohen's kappa (percentile bootstrap over matchups) of outcomes
+    coded from A's point of view. Kappa and the chance level are computed on the A/B-symmetrized table
+    (:func:`symmetrize`), so they do not depend on which model of each matchup is called A; the agreement
+    rate is the same either way.
 
     The kappa bootstrap resamples the confusion table multinomially, which is the same as resampling
     matchups with replacement and costs nothing per matchup.
@@ -101,11 +117,12 @@ def measure_agreement(
         return Agreement(0, 0, nan, nan, nan, nan, nan, nan, nan)
     agree = int(np.trace(table))
     low, high = wilson_interval(agree, n, level)
-    chance = float((table.sum(axis=1) * table.sum(axis=0)).sum() / (n * n))
-    kappa = float(_kappa_from_tables(table))
+    sym = symmetrize(table)
+    chance = float((sym.sum(axis=1) * sym.sum(axis=0)).sum() / (n * n))
+    kappa = float(_kappa_from_tables(sym))
     rng = rng or np.random.default_rng(0)
     draws = rng.multinomial(n, table.ravel() / n, size=n_bootstrap).reshape(-1, N_CATEGORIES, N_CATEGORIES)
-    boot = _kappa_from_tables(draws.astype(np.float64))
+    boot = _kappa_from_tables(symmetrize(draws.astype(np.float64)))
     boot = boot[np.isfinite(boot)]
     tail = (1 - level) / 2
     k_low, k_high = (nan, nan) if boot.size == 0 else np.quantile(boot, [tail, 1 - tail])

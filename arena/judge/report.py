@@ -54,7 +54,7 @@ def human_board(engine: Engine, modality: str) -> HumanBoard | None:
         {r["model"]: float(r["rating"]) for r in rows},
         {r["model"]: end(r, "ci_low") for r in rows},
         {r["model"]: end(r, "ci_high") for r in rows},
-        f"rating snapshot of {snap.created_at.isoformat()} (overall board)",
+        f"rating snapshot of {snap.created_at:%Y-%m-%d %H:%M} UTC (overall board)",
     )
 
 

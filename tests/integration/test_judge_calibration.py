@@ -82,6 +82,7 @@ def test_80_percent_judge_agrees_within_its_interval_and_its_board_follows_the_t
         engine, 80
     )  # exactly the matchups it was built to get right
     assert overall["low"] <= 0.8 <= overall["high"]
+    assert overall["kappa_low"] > 0.2  # far from chance (the humans' majority is never a tie here)
     assert report["position_bias"]["rate"] == 0.0
     # use-case and capability slices are there, each with its own interval
     slices = [k for k in report["agreement"] if k.startswith(("use_case=", "capability="))]

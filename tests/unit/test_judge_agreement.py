@@ -155,3 +155,16 @@ def test_identical_and_reversed_boards_correlate_plus_and_minus_one():
     rev = rank_correlation(x, -x, np.tile(x, (5, 1)), np.tile(-x, (5, 1)))
     assert same.kendall == pytest.approx(1.0) and same.spearman == pytest.approx(1.0)
     assert rev.kendall == pytest.approx(-1.0) and rev.kendall_high == pytest.approx(-1.0)
+
+
+def test_kappa_does_not_depend_on_which_model_of_a_matchup_is_called_a():
+    rng = np.random.default_rng(5)
+    human = np.where(rng.random(300) < 0.9, B_WINS, TIE)  # "A" happens to be the weaker model almost always
+    judge = np.where(rng.random(300) < 0.8, human, rng.integers(0, 3, 300))
+    flip = rng.random(300) < 0.5
+    mirror = np.array([B_WINS, A_WINS, TIE])
+    relabelled = measure_agreement(np.where(flip, mirror[judge], judge), np.where(flip, mirror[human], human))
+    original = measure_agreement(judge, human)
+    assert original.rate == relabelled.rate
+    assert original.kappa == pytest.approx(relabelled.kappa, abs=0.02)
+    assert original.kappa > 0.4  # a judge right 80% of the time is far from chance, whatever the labelling
