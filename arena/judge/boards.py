@@ -48,7 +48,7 @@ def _replicates(
     names, (ia, ib) = factorize(a, b)
     rows = board_rows(aggregate_votes(ia, ib, outcome.astype(np.int8), models=names))
     fit = fit_bradley_terry(pair_counts(rows))
-    boot = bootstrap_board(rows, fit.theta, 0, n_rounds=n, rng=rng, workers=1)
+    boot = bootstrap_board(rows, fit.theta - fit.theta.mean(), n_rounds=n, rng=rng, workers=1)
     index = {m: k for k, m in enumerate(names)}
     return boot.theta[:, [index[m] for m in models]]
 
