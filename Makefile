@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_sybil.py
 	$(BIN)/python bench/bench_timing.py
 	$(BIN)/python bench/bench_leaderboard.py
+	$(BIN)/python bench/bench_judge.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -173,6 +173,35 @@ class Settings(BaseSettings):
         description="Retirement reports list (use case x capability) cells left with fewer active prompts.",
     )
 
+    judge_base_url: str = Field(
+        default="https://api.openai.com/v1",
+        description="Base URL of the OpenAI-compatible chat-completions API the LLM judge calls.",
+    )
+    judge_model: str = Field(default="gpt-4.1", description="The vision chat model the LLM judge uses.")
+    judge_api_key_env: str = Field(
+        default="OPENAI_API_KEY",
+        description="Name of the environment variable holding the judge's API key (empty: send no key).",
+    )
+    judge_schema_retries: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description="A judge answer that fails its JSON schema is asked again this many times, then left unscored.",
+    )
+    judge_timeout_seconds: float = Field(default=120.0, gt=0, description="Timeout of one judge call.")
+    judge_min_agreement: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="`arena judge check` fails when the judge's agreement with a held-out labelled set is below this.",
+    )
+    judge_min_kappa: float = Field(
+        default=0.4,
+        ge=-1,
+        le=1,
+        description="`arena judge check` fails when Cohen's kappa on the held-out labelled set is below this.",
+    )
+
     @property
     def is_sqlite(self) -> bool:
         """True when the database is the embedded SQLite default (or any SQLite file)."""

@@ -21,6 +21,7 @@ from arena.cli import (
     snapshot,
     votes,
 )
+from arena.cli import judge as judge_cli
 from arena.cli import retirement as retirement_cli
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.pool import ImportFailed
@@ -48,6 +49,7 @@ app.add_typer(latency.app, name="latency")
 app.command("jobs")(jobs.jobs_command)
 app.command("scheduler")(jobs.scheduler_command)
 app.add_typer(outputs.app, name="outputs")
+app.add_typer(judge_cli.app, name="judge")
 
 
 @app.command()
