@@ -65,7 +65,9 @@ def editable_mask(
     return None
 
 
-def tile_ssim(before: np.ndarray, after: np.ndarray, editable: np.ndarray | None, tile: int, margin: int) -> TileStats:
+def tile_ssim(
+    before: np.ndarray, after: np.ndarray, editable: np.ndarray | None, tile: int, margin: int
+) -> TileStats:
     """Mean SSIM per `tile` x `tile` block, computed separately over the block's pixels inside the editable area
     and over its pixels outside the margin-dilated area (a part counts when it covers a quarter of the block),
     so a narrow spill just past the region's edge is measured, not dropped with the straddling tile."""
@@ -107,13 +109,14 @@ def _dilate(area: np.ndarray, margin: int) -> np.ndarray:
 def preservation(
     *,
     tile: int = 32,
-    percentile: float = 5.0,
+    percentile: float = 0.0,
     margin: int = 4,
     min_outside_ssim: float = 0.80,
     min_inside_change: float = 0.0,
     min_global_ssim: float | None = None,
 ) -> Grader:
-    """Gate "preservation". With an editable area: the `percentile` of outside tiles' SSIM must reach
+    """Gate "preservation". With an editable area: the `percentile` (0 = the minimum, the default: a small
+    damaged patch covers fewer tiles than a 5th percentile would notice) of outside tiles' SSIM must reach
     `min_outside_ssim` (and, when set, the inside must have changed by `min_inside_change` = 1 - median inside
     SSIM). Without one: the global low percentile must reach `min_global_ssim` when set, else it is reported."""
 
