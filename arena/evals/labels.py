@@ -110,3 +110,58 @@ def drift_report(engine: Engine) -> dict[str, Any]:
         for (src, month), v in sorted(cells.items(), key=lambda kv: (kv[0][1], kv[0][0]))
     ]
     return {"anchors": len(anchors), "series": series, "labels": rows}
+
+
+async def judge_anchors(engine: Engine, judge: Any) -> list[dict[str, Any]]:
+    """The judge re-scores every anchor of a workflow with a rubric; each result is stored as a label with
+    source "judge" (answers come from the judge cache while rubric version and model are unchanged)."""
+    import json
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from arena.db.eval_tables import EvalRun
+    from arena.evals.graders.rubric import rubric
+    from arena.evals.rubric import available
+    from arena.evals.scores import Sample
+
+    with Session(engine) as s:
+        anchors = s.exec(select(CalibrationAnchor)).all()
+        pairs = [(a, s.get(EvalResult, a.result_id)) for a in anchors]
+        runs = {r.run_id: s.get(EvalRun, r.run_id) for _, r in pairs if r is not None}
+    out = []
+    for anchor, result in pairs:
+        if result is None or anchor.workflow not in available():
+            continue
+        run = runs[result.run_id]
+        folder = Path(run.out_dir) if run else Path()
+        cases_file = folder / "cases.json"
+        case = (
+            json.loads(cases_file.read_text())["cases"].get(result.case_id, {})
+            if cases_file.is_file()
+            else {}
+        )
+        artifact = folder / result.artifact_path if result.artifact_path else None
+        output = artifact.read_bytes() if artifact and artifact.is_file() else None
+        refs = tuple(
+            (folder / rel).read_bytes() for rel in case.get("inputs", []) if (folder / rel).is_file()
+        )
+        view = SimpleNamespace(
+            task=case.get("task", "generation"),
+            steps=tuple(case.get("steps", ())),
+            prompt=case.get("prompt", ""),
+            criteria=case.get("criteria", ""),
+            expected=case.get("expected", ""),
+        )
+        scores = await rubric(judge=judge, workflow=anchor.workflow)(Sample(view, output, refs, None))
+        labels = {}
+        for score in scores:
+            key = score.key.removeprefix("rubric:")
+            if score.unscored:
+                continue
+            labels[key] = score.passed if score.kind == "gate" else score.value
+        tags = sorted({t for sc in scores for t in sc.failure_tags if t != "judge_unscored"})
+        add_label(engine, anchor.result_id or 0, f"judge:{judge.config.model}", labels, tags, source="judge")
+        out.append(
+            {"anchor": anchor.name, "labels": labels, "agreement": agreement(anchor.reference_labels, labels)}
+        )
+    return out

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import httpx
+import pytest
 
 from arena.app import create_app
 from arena.db import upgrade_database
@@ -56,7 +57,8 @@ def make_run(engine, tmp_path: Path) -> tuple[str, int]:
 
 def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
     run_id, result_id = make_run(engine, tmp_path)
-    with serve(create_app(settings, engine=engine)) as url, httpx.Client(base_url=url, timeout=30, follow_redirects=True) as client:
+    app = create_app(settings, engine=engine)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30, follow_redirects=True) as client:
         blocked = client.get("/evals")
         assert (
             blocked.status_code == 401
@@ -116,3 +118,31 @@ def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
         calibration = client.get("/evals/calibration")
         assert calibration.status_code == 200 and f"{run_id}/{result_id}" in calibration.text
         assert "human" in calibration.text and "67%" in calibration.text  # 2 of 3 reference labels agree
+
+
+def test_the_judge_re_scores_anchors_into_the_drift_report(engine, tmp_path, fake_chat):
+    from arena.evals import labels
+    from arena.judge import JudgeClient, JudgeConfig
+    from tests.fakes.chat_server import Answer
+
+    _run_id, result_id = make_run(engine, tmp_path)
+    reference = {"edit_intent_correctness": 5, "non_target_invariance": 5, "character_and_style_integrity": 1}
+    label_id = labels.add_label(engine, result_id, "ana", reference, [])
+    assert label_id
+    labels.make_anchor(engine, result_id, "anchor-1", "good", reference, "logo_editing")
+    fake_chat.default = Answer.json({"score": 5, "reason": "exact", "failure_tags": []})
+    judge = JudgeClient(JudgeConfig(base_url=fake_chat.base_url, model="fake-judge"), engine)
+
+    async def go():
+        try:
+            return await labels.judge_anchors(engine, judge)
+        finally:
+            await judge.aclose()
+
+    [row] = asyncio.run(go())
+    assert row["labels"] == dict.fromkeys(reference, 5.0)
+    assert row["agreement"] == pytest.approx(2 / 3)
+    assert len(fake_chat.calls) == 3 and all(len(c.image_urls) == 2 for c in fake_chat.calls)
+    drift = labels.drift_report(engine)
+    assert {s["source"] for s in drift["series"]} == {"judge"}  # ana's labels predate the anchor
+    assert drift["series"][0]["mean_agreement"] == pytest.approx(2 / 3)
