@@ -130,6 +130,8 @@ def compare_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Per case and per metric changes from A to B, regressions first."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
     from arena.evals.compare import compare
     from arena.evals.store import load_run
 
@@ -137,7 +139,10 @@ def compare_command(
     with engine_for(settings) as engine:
         runs = []
         for ref in (run_a, run_b):
-            loaded = load_run(engine, _resolve_run(engine, ref))
+            try:
+                loaded = load_run(engine, _resolve_run(engine, ref))
+            except (OperationalError, ProgrammingError):
+                fail("the database has no eval tables: run `arena init` or `arena eval run` first")
             if loaded is None:
                 fail(f"no eval run '{ref}' in the database")
             runs.append(loaded)

@@ -51,6 +51,6 @@ def test_pure_package_imports_nothing_but_its_allowed_dependencies(package):
         - {
             "packaging",
             "threadpoolctl",
-            "charset_normalizer",  # numpy.f2py imports it when installed (it comes with requests, a rapidocr dependency)
+            "charset_normalizer",  # numpy.f2py imports it when installed (rapidocr brings requests, which brings it)
         }
     )

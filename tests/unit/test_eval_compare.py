@@ -65,3 +65,12 @@ def test_label_pairing_for_model_updates_and_sweep_points():
 def test_items_only_in_one_run_are_listed():
     out = compare([item("m", "c1", "pass", ocr=True)], [item("m", "c2", "pass", ocr=True)])
     assert out["only_in_a"] == ["c1#0"] and out["only_in_b"] == ["c2#0"] and out["changes"] == []
+
+
+def test_informative_measurements_are_not_counted_as_regressions():
+    a_result, a_scores = item("m", "c1", "pass", ocr=True)
+    b_result, b_scores = item("m", "c1", "pass", ocr=True)
+    a_scores.append(EvalScore(result_id=0, key="outside_ssim_low", grader="p", kind="info", value=0.99))
+    b_scores.append(EvalScore(result_id=0, key="outside_ssim_low", grader="p", kind="info", value=0.95))
+    out = compare([(a_result, a_scores)], [(b_result, b_scores)])
+    assert out["changes"] == [] and out["regressions"] == 0
