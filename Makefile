@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_timing.py
 	$(BIN)/python bench/bench_leaderboard.py
 	$(BIN)/python bench/bench_judge.py
+	$(BIN)/python bench/bench_eval_graders.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -23,6 +23,7 @@ from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions, resolve_secret
 from arena.web import admin, api, leaderboard, media, pages, voting
+from arena.web import evals as evals_web
 from arena.web import judge as judge_web
 from arena.web import retirement as retirement_web
 from prompts_taxonomy import load_taxonomy
@@ -65,6 +66,7 @@ def create_app(
     app.include_router(admin.router)
     app.include_router(retirement_web.router)
     app.include_router(judge_web.router)
+    app.include_router(evals_web.router)
     app.include_router(pages.router)
 
     @app.exception_handler(RequestValidationError)

@@ -10,6 +10,7 @@ from sqlalchemy.exc import OperationalError
 from arena import __version__
 from arena.cli import (
     demo,
+    evals,
     export,
     generate,
     jobs,
@@ -50,6 +51,7 @@ app.command("jobs")(jobs.jobs_command)
 app.command("scheduler")(jobs.scheduler_command)
 app.add_typer(outputs.app, name="outputs")
 app.add_typer(judge_cli.app, name="judge")
+app.add_typer(evals.app, name="eval")
 
 
 @app.command()
