@@ -18,6 +18,7 @@ from arena.settings import Settings
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
+from arena.vote_counts import counted_rows, grouped_kept_votes
 from ratings import CohortRule, Votes, compute_all_boards
 
 FILTER_VERSION = (
@@ -92,18 +93,17 @@ def take_snapshot(
         modalities = [modality] if modality else sorted({m.modality for m in models})
         for mod in modalities:
             mine = [m for m in models if m.modality == mod]
-            rows = conn.execute(kept_votes_query(mod, include_simulated=settings.demo_mode)).all()
-            if not rows:
+            groups = grouped_kept_votes(conn, mod, include_simulated=settings.demo_mode)
+            if not groups:
                 report.failures[f"{mod}/overall"] = "no kept votes"
                 continue
             overall_anchor = board_anchor(settings.overall_anchor, mine)
             slice_anchor = board_anchor(settings.slice_anchor, mine)
             current = frozenset(m.slug for m in mine if m.cohort == "current")
             boards = compute_all_boards(
-                votes_from_rows(rows),
+                counted_rows(groups, CohortRule(settings.methodology_version, current)),
                 overall_anchor=overall_anchor,
                 slice_anchor=slice_anchor,
-                cohorts=CohortRule(settings.methodology_version, current),
                 interval=settings.interval_method,
                 n_bootstrap=settings.bootstrap_rounds,
                 seed=seed,
