@@ -15,10 +15,10 @@ from sqlalchemy import Engine, and_, exists, insert, select
 
 from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
 from arena.settings import Settings
+from arena.vote_counts import counted_rows, grouped_kept_votes
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
-from arena.vote_counts import counted_rows, grouped_kept_votes
 from ratings import CohortRule, Votes, compute_all_boards
 
 FILTER_VERSION = (

@@ -9,8 +9,8 @@ from sqlmodel import Session
 
 from arena.db.tables import Prompt, Vote, VoteVerdict
 from arena.registry import parse_registry, sync_registry
-from arena.voting.anomaly import FILTERS, RawVote, find_anomalies
 from arena.voting import refilter
+from arena.voting.anomaly import FILTERS, RawVote, find_anomalies
 from arena.voting.refilter import run_batch_filters
 
 STRENGTH = {f"m{i}": 60.0 * i for i in range(6)}
