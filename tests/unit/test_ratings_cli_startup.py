@@ -30,7 +30,7 @@ def _probe(*args: str, stdin: str = "") -> tuple[str, int, str]:
         timeout=300,
     )
     line = next(x for x in proc.stderr.splitlines() if x.startswith("PROBE"))
-    _, code, heavy = (line.split(" ") + [""])[:3]
+    _, code, heavy = [*line.split(" "), ""][:3]
     return proc.stdout, int(code), heavy
 
 
@@ -53,5 +53,5 @@ def test_fit_reads_stdin_and_loads_nothing_of_the_application():
 
 
 def test_bad_input_on_the_short_path_is_a_one_line_error_with_exit_2():
-    out, code, heavy = _probe("--battles", "/nonexistent/battles.jsonl")
+    _, code, heavy = _probe("--battles", "/nonexistent/battles.jsonl")
     assert code == 2 and heavy == ""
