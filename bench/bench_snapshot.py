@@ -263,6 +263,7 @@ def measure(kind: str, url: str) -> dict:
         raise SystemExit(f"{kind} failed:\n{proc.stderr[-3000:]}")
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["load_avg_1m"] = round((load + os.getloadavg()[0]) / 2, 2)
+    print(f"{kind}: {json.dumps(out)}", file=sys.stderr, flush=True)  # kept even if a later run is cut short
     return out
 
 
