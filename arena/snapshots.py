@@ -19,7 +19,7 @@ from arena.vote_counts import counted_rows, grouped_kept_votes
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
-from ratings import CohortRule, Votes, compute_all_boards
+from ratings import CohortRule, compute_all_boards
 
 FILTER_VERSION = (
     "+".join(f"{name}{v}" for name, v in sorted(ONLINE_FILTERS.items())) + f"+anomaly{ANOMALY_VERSION}"
@@ -48,12 +48,6 @@ def kept_votes_query(modality: str, *, include_simulated: bool) -> Any:
     if not include_simulated:
         query = query.where(Vote.source != "simulated")
     return query
-
-
-def votes_from_rows(rows: list[Any]) -> Votes:
-    """The ratings package's column form of kept-vote rows."""
-    col = lambda i: [r[i] for r in rows]  # noqa: E731
-    return Votes.from_columns(col(1), col(2), col(3), use_case=col(4), capability=col(5), methodology=col(6))
 
 
 def board_anchor(configured: str, models: list[Model]) -> str:

@@ -16,11 +16,6 @@ from arena.db.tables import Vote, VoteVerdict
 from ratings import CohortRule, VoteRows, Votes, count_votes
 
 
-def filtered_vote_ids() -> Any:
-    """Ids of votes that some verdict filters out (a small set next to the votes)."""
-    return select(VoteVerdict.vote_id).where(VoteVerdict.kept == False)  # noqa: E712
-
-
 def kept_filter(modality: str, *, include_simulated: bool) -> list[Any]:
     """WHERE clauses of the kept votes of `modality` (same meaning as `snapshots.kept_votes_query`)."""
     filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712
