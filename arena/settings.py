@@ -90,6 +90,12 @@ class Settings(BaseSettings):
         description="Votes the matchmaking plan spreads over model pairs per refresh (about the votes between "
         "two snapshots).",
     )
+    min_timing_samples: int = Field(
+        default=8,
+        ge=0,
+        description="A model's generation time is listed once it has this many successful timing samples in the "
+        "14-day window (2 days of runs); before that the leaderboard shows 'collecting'.",
+    )
     min_votes: int = Field(
         default=300, ge=0, description="Models with fewer votes on a board are marked provisional."
     )

@@ -8,7 +8,19 @@ import typer
 from sqlalchemy.exc import OperationalError
 
 from arena import __version__
-from arena.cli import demo, export, generate, jobs, latency, prompts, ratings, simulate, snapshot, votes
+from arena.cli import (
+    demo,
+    export,
+    generate,
+    jobs,
+    latency,
+    outputs,
+    prompts,
+    ratings,
+    simulate,
+    snapshot,
+    votes,
+)
 from arena.cli import retirement as retirement_cli
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.pool import ImportFailed
@@ -35,6 +47,7 @@ app.command("demo")(demo.demo_command)
 app.add_typer(latency.app, name="latency")
 app.command("jobs")(jobs.jobs_command)
 app.command("scheduler")(jobs.scheduler_command)
+app.add_typer(outputs.app, name="outputs")
 
 
 @app.command()

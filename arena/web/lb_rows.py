@@ -78,12 +78,11 @@ def row_texts(rows: list[LeaderboardRow], *, anchor: str | None, min_votes: obje
             f'data-time="{_value(r.median_s)}" data-kind="{escape(r.endpoint_kind)}" '
             f'data-release="{escape(_value(r.release_date))}"'
         )
+        low = f"{r.ci_low:.1f}" if r.ci_low is not None else "-inf"
+        high = f"{r.ci_high:.1f}" if r.ci_high is not None else "inf"
+        interval, title = FMT.interval(r.rating, r.ci_low, r.ci_high), f"{low} to {high}"
         if r.model == anchor:
-            interval, title = "anchor", f"The anchor reads {FMT.rating(r.rating)} by construction"
-        else:
-            low = f"{r.ci_low:.1f}" if r.ci_low is not None else "-inf"
-            high = f"{r.ci_high:.1f}" if r.ci_high is not None else "inf"
-            interval, title = FMT.interval(r.rating, r.ci_low, r.ci_high), f"{low} to {high}"
+            title += f" (the anchor: it reads {FMT.rating(r.rating)} by construction, not by certainty)"
         has_time = r.median_s is not None and r.p05_s is not None and r.p95_s is not None
         out.append(
             RowText(
@@ -98,7 +97,11 @@ def row_texts(rows: list[LeaderboardRow], *, anchor: str | None, min_votes: obje
                 interval_title=title,
                 votes=f"{r.votes:,}",
                 price=FMT.price(r.price_per_1000),
-                time=FMT.seconds(r.median_s),
+                time=(
+                    f"collecting ({r.latency_samples} of {r.timing_min_samples} samples)"
+                    if r.timing_collecting
+                    else FMT.seconds(r.median_s)
+                ),
                 time_range=f"{r.p05_s:.1f}–{r.p95_s:.1f} s" if has_time else "",
                 kind="Modified" if r.modified else "Standard",
                 release=r.release_date or FMT.dash,

@@ -257,4 +257,13 @@ def test_the_commented_out_real_endpoint_examples_validate_once_uncommented():
         validate_params(entry.adapter, entry.params)
     slugs = {e.slug for e in examples}
     assert {"gpt-image-1", "gpt-image-1-edit", "flux-1-schnell", "flux-2-dev"} <= slugs
-    assert {e.adapter for e in examples} == {"openai", "openai_compatible", "submit_poll"}
+    assert {e.adapter for e in examples} == {
+        "openai",
+        "openai_compatible",
+        "submit_poll",
+        "google_genai",
+        "stability",
+        "ideogram",
+        "diffusers",
+        "external",
+    }
