@@ -172,6 +172,11 @@ class Settings(BaseSettings):
         ge=0,
         description="Retirement reports list (use case x capability) cells left with fewer active prompts.",
     )
+    redis_url: str = Field(
+        default="",
+        description="Redis shared by every worker and node (redis://127.0.0.1:6379/0): rate limits and operator "
+        "lock-outs are counted there. Empty: each process keeps its own counts.",
+    )
 
     judge_base_url: str = Field(
         default="https://api.openai.com/v1",

@@ -91,23 +91,29 @@ def init(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = 
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default ARENA_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default ARENA_PORT).")] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (set ARENA_REDIS_URL so they share rate limits).")
+    ] = 1,
 ) -> None:
     """Run the web app (arena page, leaderboard, JSON API) with uvicorn, and the scheduler unless disabled."""
     import uvicorn
 
-    from arena.app import create_app
+    from arena.web.nodelay import HTTP_PROTOCOL
 
     settings = load_settings()
-    app_ = create_app(settings)
+    bind = {"host": host or settings.host, "port": port or settings.port, "log_level": settings.log_level}
     service = None
     if settings.scheduler_enabled:  # ARENA_SCHEDULER_ENABLED=false leaves scheduling to `arena scheduler`
         from scheduler.service import SchedulerService
 
         service = SchedulerService(settings).start()
     try:
-        uvicorn.run(
-            app_, host=host or settings.host, port=port or settings.port, log_level=settings.log_level
-        )
+        if workers > 1:  # each worker imports the factory and builds its app from the same environment
+            uvicorn.run("arena.web.asgi:create", factory=True, workers=workers, http=HTTP_PROTOCOL, **bind)
+        else:
+            from arena.app import create_app
+
+            uvicorn.run(create_app(settings), http=HTTP_PROTOCOL, **bind)
     finally:
         if service is not None:
             service.stop()

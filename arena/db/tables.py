@@ -227,6 +227,7 @@ class Vote(SQLModel, table=True):
         UniqueConstraint("matchup_id", name="uq_votes_matchup"),
         Index("ix_votes_modality", "modality", "methodology"),
         Index("ix_votes_session", "session_id"),
+        Index("ix_votes_client", "client_hash"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -260,7 +261,10 @@ class Matchup(SQLModel, table=True):
     """
 
     __tablename__ = "matchups"
-    __table_args__ = (Index("ix_matchups_session", "session_id", "served_at"),)
+    __table_args__ = (
+        Index("ix_matchups_session", "session_id", "served_at"),
+        Index("ix_matchups_recent", "modality", "served_at"),
+    )
 
     id: str = Field(primary_key=True, max_length=64)
     session_id: str = Field(max_length=64)
@@ -292,6 +296,17 @@ class VoteVerdict(SQLModel, table=True):
     decided_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )
+
+
+class BatchFilterMark(SQLModel, table=True):
+    """How far the batch (anomaly) filters have examined a modality's votes: the last vote id and filter version."""
+
+    __tablename__ = "batch_filter_marks"
+
+    modality: str = Field(primary_key=True, max_length=32)
+    filter_version: str = Field(max_length=16)
+    last_vote_id: int
+    ran_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
 
 
 class RatingSnapshot(SQLModel, table=True):
@@ -412,6 +427,7 @@ class JudgeCalibrationScore(SQLModel, table=True):
 
 __all__ = [
     "AuditEntry",
+    "BatchFilterMark",
     "CorpusPrompt",
     "JobRun",
     "JudgeCalibrationScore",
