@@ -37,6 +37,14 @@ app.command("jobs")(jobs.jobs_command)
 app.command("scheduler")(jobs.scheduler_command)
 
 
+@app.callback()
+def _cli_source() -> None:
+    """Self-hostable image-model arena: blind pairwise votes, Bradley-Terry leaderboards, timing runs."""
+    from arena.audit import SOURCE
+
+    SOURCE.set("cli")  # audit rows written by a CLI command say "cli"
+
+
 @app.command()
 def version() -> None:
     """Print the version."""
