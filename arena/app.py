@@ -27,6 +27,7 @@ from arena.web import (
     api,
     console_audit,
     console_models,
+    console_operators,
     console_prompts,
     console_votes,
     leaderboard,

@@ -8,7 +8,21 @@ import typer
 from sqlalchemy.exc import OperationalError
 
 from arena import __version__
-from arena.cli import demo, export, generate, jobs, latency, prompts, ratings, simulate, snapshot, votes
+from arena.cli import (
+    demo,
+    export,
+    generate,
+    jobs,
+    latency,
+    models,
+    operators,
+    prompt_ops,
+    prompts,
+    ratings,
+    simulate,
+    snapshot,
+    votes,
+)
 from arena.cli import retirement as retirement_cli
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.pool import ImportFailed
@@ -25,6 +39,13 @@ app.add_typer(prompts.app, name="prompts")
 prompts.app.command("retire")(retirement_cli.retire_command)
 prompts.app.command("refresh")(retirement_cli.refresh_command)
 prompts.app.command("corpus")(retirement_cli.corpus_command)
+prompts.app.command("search")(prompt_ops.search_command)
+prompts.app.command("show")(prompt_ops.show_command)
+prompts.app.command("retire-prompt")(prompt_ops.retire_prompt_command)
+prompts.app.command("restore")(prompt_ops.restore_command)
+app.add_typer(operators.app, name="operators")
+app.add_typer(operators.audit_app, name="audit")
+app.add_typer(models.app, name="models")
 ratings.app.command("snapshot")(snapshot.snapshot_command)
 app.add_typer(ratings.app, name="ratings")
 app.add_typer(votes.app, name="votes")
@@ -33,7 +54,7 @@ app.command("simulate")(simulate.simulate_command)
 app.command("export")(export.export_command)
 app.command("demo")(demo.demo_command)
 app.add_typer(latency.app, name="latency")
-app.command("jobs")(jobs.jobs_command)
+app.add_typer(jobs.app, name="jobs")
 app.command("scheduler")(jobs.scheduler_command)
 
 

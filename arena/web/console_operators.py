@@ -28,7 +28,7 @@ def _listing(request: Request) -> list[dict[str, Any]]:
                 "created_at": o.created_at,
                 "created_by": o.created_by,
                 "revoked_at": o.revoked_at,
-            }  # fmt: skip
+            }
             for o in operators.list_operators(session)
         ]
 
