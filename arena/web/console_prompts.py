@@ -106,12 +106,14 @@ def prompts_page(request: Request) -> HTMLResponse:
 async def prompts_upload(
     request: Request,
     settings: SettingsDep,
-    file: Annotated[UploadFile, File()],
+    file: Annotated[UploadFile | None, File()] = None,
     csrf: Annotated[str, Form()] = "",
     batch: Annotated[str, Form()] = "",
 ) -> Response:
     """Import an uploaded JSON-lines file, or show every bad line (nothing imported)."""
     actor = check_form_post(request, settings, csrf)
+    if file is None:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "choose a JSON-lines file to upload")
     data = await file.read(MAX_UPLOAD_BYTES + 1)
     if len(data) > MAX_UPLOAD_BYTES:
         raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "the file is larger than 2 MiB")
@@ -132,10 +134,14 @@ async def prompts_upload(
 @router.get("/admin/prompts/{prompt_id}", response_class=HTMLResponse, include_in_schema=False)
 def prompt_page(request: Request, prompt_id: str) -> HTMLResponse:
     """One prompt: its outputs side by side, vote statistics, discrimination figures, retire / restore."""
-    detail = prompt_admin.prompt_detail(request.app.state.engine, request.app.state.settings, prompt_id)
-    if detail is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no prompt '{prompt_id}'")
-    return console_page(request, "admin_prompt.html", "prompts", lambda _who: detail)
+
+    def build(_who: Identity) -> dict[str, Any]:
+        detail = prompt_admin.prompt_detail(request.app.state.engine, request.app.state.settings, prompt_id)
+        if detail is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no prompt '{prompt_id}'")
+        return detail
+
+    return console_page(request, "admin_prompt.html", "prompts", build)
 
 
 @router.post("/admin/prompts/{prompt_id}/{action}", include_in_schema=False)
@@ -148,9 +154,9 @@ def prompt_status_form(
     reason: Annotated[str, Form()] = "",
 ) -> RedirectResponse:
     """Retire or restore one prompt from its page."""
+    actor = check_form_post(request, settings, csrf)
     if action not in ("retire", "restore"):
         raise HTTPException(status.HTTP_404_NOT_FOUND, "unknown action")
-    actor = check_form_post(request, settings, csrf)
     _set_status(request, prompt_id, action == "retire", reason, actor)
     done = quote(f"Prompt {prompt_id} {'retired' if action == 'retire' else 'restored'}.")
     return RedirectResponse(f"/admin/prompts/{quote(prompt_id)}?done={done}", status_code=303)

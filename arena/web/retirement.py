@@ -126,9 +126,9 @@ def retirement_decide(
     reason: Annotated[str, Form()] = "",
 ) -> RedirectResponse:
     """Apply or reject a draft from the page, then show the page again with the outcome."""
+    actor = _actor(check_form_post(request, settings, csrf), name)
     if decision not in ("apply", "reject"):
         raise HTTPException(status.HTTP_404_NOT_FOUND, "unknown decision")
-    actor = _actor(check_form_post(request, settings, csrf), name)
     engine, now = request.app.state.engine, request.app.state.clock()
     try:
         if decision == "apply":
