@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -174,3 +175,19 @@ def test_the_audit_log_is_append_only_in_the_database(initialized):
     with Session(initialized) as session:
         row = session.exec(select(AuditEntry).where(AuditEntry.action == "operators.add")).one()
     assert row.actor == "test" and row.target == "dora" and row.after == {"role": "viewer"}
+
+
+def test_console_sessions_expire_after_the_configured_hours(settings, initialized, frozen):
+    with Session(initialized) as session:
+        token = operators.add_operator(session, "eve", "operator", actor="test")
+    short = settings.model_copy(update={"operator_session_hours": 1.0})
+    with (
+        serve(create_app(short, engine=initialized, clock=frozen)) as url,
+        httpx.Client(base_url=url) as client,
+    ):
+        _sign_in(client, token)
+        frozen.advance(timedelta(minutes=59))
+        assert client.get("/api/v1/admin/jobs").status_code == 200
+        frozen.advance(timedelta(minutes=2))
+        assert client.get("/api/v1/admin/jobs").status_code == 401
+        assert 'type="password"' in client.get("/admin").text
