@@ -108,17 +108,15 @@ def run_command(
     ] = None,
 ) -> None:
     """Queue a run for the scheduler (what the console's Run now and Retry buttons do); prints the run id."""
-    from fastapi import HTTPException
-
     from arena.audit import cli_actor
-    from arena.web.admin import queue_run
+    from arena.job_queue import QueueError, queue_run
 
     settings = load_settings()
     with engine_for(settings) as engine:
         try:
             run_id = queue_run(engine, utcnow(), job, cli_actor(actor), model=model, retry=retry_failed)
-        except HTTPException as exc:
-            fail(str(exc.detail))
+        except QueueError as exc:
+            fail(str(exc))
         except (OperationalError, ProgrammingError):
             fail("the database is not initialised: run `arena init` first")
     typer.echo(f"queued run {run_id} of {job}; follow it with `arena jobs`")

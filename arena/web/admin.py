@@ -11,12 +11,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
-from sqlalchemy import Engine, select
-from sqlmodel import Session
 
-from arena import audit, jobruns
+from arena import jobruns
 from arena.backfill_status import backfill_status
-from arena.db.tables import Model
+from arena.job_queue import QueueError, queue_run, timing_slugs
 from arena.latency import latency_stats
 from arena.operators import Identity
 from arena.web.console import console_page, render
@@ -34,46 +32,15 @@ from arena.web.operator_auth import (
 router = APIRouter(tags=["admin"])
 
 
-def timing_slugs(engine: Engine) -> list[str]:
-    """Active text-to-image models: what a timing run may be asked to time."""
-    with engine.connect() as conn:
-        return list(
-            conn.execute(
-                select(Model.slug)
-                .where(Model.active == True, Model.modality == "text_to_image")  # noqa: E712
-                .order_by(Model.slug)
-            ).scalars()
-        )
-
-
-def queue_run(engine: Engine, now: Any, job: str, actor: str, *, model: str | None, retry: bool) -> int:
-    """Validate, queue and audit one run; HTTPException 404 / 422 on an unknown job or model."""
-    if job not in jobruns.JOBS:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown job '{job}'")
-    params: dict[str, Any] = {}
-    if job == "timing_run" and model:
-        if model not in timing_slugs(engine):
-            raise HTTPException(422, f"'{model}' is not an active text-to-image model")
-        params["model"] = model
-    if job == "generation_backfill":
-        if model:
-            with engine.connect() as conn:
-                if conn.execute(select(Model.slug).where(Model.slug == model)).first() is None:
-                    raise HTTPException(422, f"unknown model '{model}'")
-            params["model"] = model
-        if retry:
-            params["retry_failed"] = True
-    run_id = jobruns.request_run(engine, job, now, actor=actor, params=params)
-    with Session(engine) as session:
-        audit.record(session, actor=actor, action="jobs.queue", target=job, after={"run": run_id, **params})
-        session.commit()
-    return run_id
-
-
-def _queue(request: Request, job: str, actor: str, model: str | None = None, retry: bool = False) -> int:
-    return queue_run(
-        request.app.state.engine, request.app.state.clock(), job, actor, model=model, retry=retry
-    )
+def queue_from_request(
+    request: Request, job: str, actor: str, model: str | None = None, retry: bool = False
+) -> int:
+    """Queue a run; QueueError becomes its HTTP status (404 unknown job, 422 unknown model)."""
+    engine, now = request.app.state.engine, request.app.state.clock()
+    try:
+        return queue_run(engine, now, job, actor, model=model, retry=retry)
+    except QueueError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
 
 
 def _duration(seconds: float | None) -> str:
@@ -138,7 +105,7 @@ def admin_run_job(
 ) -> RedirectResponse:
     """Queue a run of `job` (a timing run for one model or all; a backfill retry for one model) and go back."""
     actor = check_form_post(request, settings, csrf)
-    run_id = _queue(request, job, actor, model or None, bool(retry_failed))
+    run_id = queue_from_request(request, job, actor, model or None, bool(retry_failed))
     return RedirectResponse(f"/admin?queued={run_id}#run-{run_id}", status_code=status.HTTP_303_SEE_OTHER)
 
 
@@ -166,7 +133,7 @@ def queue_job_json(
     retry_failed: Annotated[bool, Body(embed=True)] = False,
 ) -> JSONResponse:
     """Queue a run of `job` (bearer token, operator role); `model` for a timing run or a backfill retry."""
-    run_id = _queue(request, job, actor, model, retry_failed)
+    run_id = queue_from_request(request, job, actor, model, retry_failed)
     return JSONResponse(
         {"id": run_id, "job": job, "outcome": "queued", "url": f"/api/v1/admin/runs/{run_id}"},
         status_code=status.HTTP_202_ACCEPTED,

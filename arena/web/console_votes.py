@@ -14,10 +14,10 @@ from arena import audit
 from arena.operators import Identity
 from arena.vote_review import daily_counts, flagged_groups
 from arena.voting.refilter import run_batch_filters
-from arena.web.admin import queue_run
+from arena.web.admin import queue_from_request
 from arena.web.console import console_page
 from arena.web.deps import SettingsDep
-from arena.web.operator_auth import OperatorDep, OperatorReadDep, _secret, check_form_post
+from arena.web.operator_auth import OperatorDep, OperatorReadDep, app_secret, check_form_post
 
 router = APIRouter(tags=["votes (operators)"])
 
@@ -41,7 +41,7 @@ def votes_page(request: Request) -> HTMLResponse:
     def build(_who: Identity) -> dict[str, Any]:
         return {
             "series": daily_counts(engine, now=request.app.state.clock()),
-            "flagged": flagged_groups(engine, _secret(request)),
+            "flagged": flagged_groups(engine, app_secret(request)),
         }
 
     return console_page(request, "admin_votes.html", "votes", build)
@@ -62,9 +62,7 @@ def refilter_form(request: Request, settings: SettingsDep, csrf: Annotated[str, 
 def snapshot_form(request: Request, settings: SettingsDep, csrf: Annotated[str, Form()] = "") -> Any:
     """Queue a rating snapshot (the scheduler runs it) and follow it on the jobs page."""
     actor = check_form_post(request, settings, csrf)
-    run_id = queue_run(
-        request.app.state.engine, request.app.state.clock(), "rating_snapshot", actor, model=None, retry=False
-    )
+    run_id = queue_from_request(request, "rating_snapshot", actor)
     return RedirectResponse(f"/admin?queued={run_id}#run-{run_id}", status_code=status.HTTP_303_SEE_OTHER)
 
 
@@ -81,7 +79,7 @@ def votes_flagged(
     request: Request, _who: OperatorReadDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> list[dict[str, Any]]:
     """Flagged voter sessions and addresses (pseudonyms) with the evidence and example votes."""
-    return flagged_groups(request.app.state.engine, _secret(request), limit=limit)
+    return flagged_groups(request.app.state.engine, app_secret(request), limit=limit)
 
 
 @router.post("/api/v1/admin/votes/refilter")

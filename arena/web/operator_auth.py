@@ -31,7 +31,7 @@ from arena.web.deps import bootstrap_matches, check_locked_out, count_wrong_toke
 COOKIE = "arena_operator"
 
 
-def _secret(request: Request) -> str:
+def app_secret(request: Request) -> str:
     """The app's secret (ARENA_SECRET_KEY or the generated one), read once per app."""
     state = request.app.state
     secret = getattr(state, "operator_secret", None)
@@ -41,7 +41,7 @@ def _secret(request: Request) -> str:
 
 
 def _serializer(request: Request) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(_secret(request), salt="arena-operator")
+    return URLSafeTimedSerializer(app_secret(request), salt="arena-operator")
 
 
 def _bootstrap_id(settings: Settings) -> str:
@@ -114,7 +114,7 @@ def csrf_token(request: Request, settings: Settings) -> str:
     found = _cookie(request, settings)
     if found is None:
         return ""
-    key = ("arena-admin-csrf:" + _secret(request)).encode()
+    key = ("arena-admin-csrf:" + app_secret(request)).encode()
     return hmac.new(key, found[0].encode(), hashlib.sha256).hexdigest()
 
 
