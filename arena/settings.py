@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     models_file: Path = Field(default=Path("models.toml"), description="The model registry (TOML).")
     operator_token: str = Field(
         default="",
-        description="Bearer token for operator routes. Empty disables operator routes entirely.",
+        description="Bootstrap admin token for operator routes (named operators: `arena operators add`).",
     )
     host: str = Field(default="127.0.0.1", description="Address `arena serve` binds.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `arena serve` binds.")
@@ -205,6 +205,12 @@ class Settings(BaseSettings):
         ge=-1,
         le=1,
         description="`arena judge check` fails when Cohen's kappa on the held-out labelled set is below this.",
+    )
+    operator_session_hours: float = Field(
+        default=12.0,
+        gt=0,
+        le=24 * 30,
+        description="A console sign-in expires after this many hours (sign-out ends it at once).",
     )
 
     @property

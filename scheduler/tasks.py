@@ -56,9 +56,15 @@ def snapshot_job(ctx: JobContext, params: dict[str, Any], progress: Progress) ->
 
 
 def backfill_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
-    """Generate every missing output (sandbox models without their simulated wait)."""
+    """Generate every missing output (sandbox models without their simulated wait); an operator's retry
+    passes `model` and `retry_failed` to plan permanent failures again."""
     with Session(ctx.engine) as session:
-        jobs = plan_jobs(session, ctx.settings.media_dir)
+        jobs = plan_jobs(
+            session,
+            ctx.settings.media_dir,
+            model=params.get("model") or None,
+            retry_failed=bool(params.get("retry_failed")),
+        )
         models = {m.slug: m for m in session.exec(select(Model)).all()}
     if not jobs:
         return Outcome("ok", "nothing to generate")

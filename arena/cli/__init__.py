@@ -15,7 +15,10 @@ from arena.cli import (
     generate,
     jobs,
     latency,
+    models,
+    operators,
     outputs,
+    prompt_ops,
     prompts,
     ratings,
     simulate,
@@ -39,6 +42,13 @@ app.add_typer(prompts.app, name="prompts")
 prompts.app.command("retire")(retirement_cli.retire_command)
 prompts.app.command("refresh")(retirement_cli.refresh_command)
 prompts.app.command("corpus")(retirement_cli.corpus_command)
+prompts.app.command("search")(prompt_ops.search_command)
+prompts.app.command("show")(prompt_ops.show_command)
+prompts.app.command("retire-prompt")(prompt_ops.retire_prompt_command)
+prompts.app.command("restore")(prompt_ops.restore_command)
+app.add_typer(operators.app, name="operators")
+app.add_typer(operators.audit_app, name="audit")
+app.add_typer(models.app, name="models")
 ratings.app.command("snapshot")(snapshot.snapshot_command)
 app.add_typer(ratings.app, name="ratings")
 app.add_typer(votes.app, name="votes")
@@ -47,11 +57,19 @@ app.command("simulate")(simulate.simulate_command)
 app.command("export")(export.export_command)
 app.command("demo")(demo.demo_command)
 app.add_typer(latency.app, name="latency")
-app.command("jobs")(jobs.jobs_command)
+app.add_typer(jobs.app, name="jobs")
 app.command("scheduler")(jobs.scheduler_command)
 app.add_typer(outputs.app, name="outputs")
 app.add_typer(judge_cli.app, name="judge")
 app.add_typer(evals.app, name="eval")
+
+
+@app.callback()
+def _cli_source() -> None:
+    """Self-hostable image-model arena: blind pairwise votes, Bradley-Terry leaderboards, timing runs."""
+    from arena.audit import SOURCE
+
+    SOURCE.set("cli")  # audit rows written by a CLI command say "cli"
 
 
 @app.command()

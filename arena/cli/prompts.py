@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from sqlmodel import select
 
+from arena.audit import cli_actor
 from arena.cli.common import database_session, fail, load_settings, print_json
 from arena.db.tables import Prompt
 from arena.pool import ImportFailed, coverage, import_prompt_lines
@@ -26,7 +27,9 @@ def import_(
     batch: Annotated[
         str | None, typer.Option(help="Monthly batch label YYYY-MM (default: this month).")
     ] = None,
-    actor: Annotated[str, typer.Option(help="Who is importing (recorded in the audit log).")] = "cli",
+    actor: Annotated[
+        str | None, typer.Option(help="Who is importing (audit log); default: the OS user.")
+    ] = None,
 ) -> None:
     """Validate FILE and import every prompt, or none: each bad line is reported with its number."""
     settings = load_settings()
@@ -49,7 +52,7 @@ def import_(
                 threshold=settings.near_duplicate_threshold,
                 max_chars=settings.max_prompt_chars,
                 batch=batch,
-                actor=actor,
+                actor=cli_actor(actor),
                 source=f"import:{file.name}",
             )
     except ImportFailed as exc:

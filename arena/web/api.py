@@ -6,13 +6,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel
-from sqlmodel import select
 
 from arena.db.migrate import current_revision
-from arena.db.tables import AuditEntry
 from arena.pool import coverage
 from arena.voting.pool import SHARE_WINDOW
-from arena.web.deps import OperatorDep, SessionDep, TaxonomyDep
+from arena.web.deps import SessionDep, TaxonomyDep
+from arena.web.operator_auth import OperatorReadDep
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 
@@ -84,7 +83,7 @@ def prompt_coverage(
 
 @router.get("/admin/sampling")
 def sampling_audit(
-    request: Request, _actor: OperatorDep, taxonomy: TaxonomyDep, modality: str = "text_to_image"
+    request: Request, _actor: OperatorReadDep, taxonomy: TaxonomyDep, modality: str = "text_to_image"
 ) -> dict[str, Any]:
     """Per-model share of recent matchups (fairness audit), the cap, and what matchmaking knows of each model."""
     if not taxonomy.has("modality", modality):
@@ -111,14 +110,3 @@ def sampling_audit(
             for slug in sorted(pool.models)
         ],
     }
-
-
-@router.get("/admin/audit")
-def audit_log(
-    session: SessionDep, _actor: OperatorDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
-) -> list[dict[str, Any]]:
-    """The newest audit entries (operator only)."""
-    rows = session.exec(select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit)).all()  # type: ignore[union-attr]
-    return [
-        {"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "details": r.details} for r in rows
-    ]
