@@ -22,8 +22,12 @@ from arena.voting.pool import PoolCache
 from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions, resolve_secret
-from arena.web import admin, api, leaderboard, media, pages, voting
+from arena.web import admin, api, health, leaderboard, media, pages, voting
 from arena.web import retirement as retirement_web
+from arena.web.guards import GuardMiddleware
+from arena.web.observe import ObserveMiddleware
+from arena.web.observe import router as metrics_router
+from arena.web.openapi import conforming_openapi
 from prompts_taxonomy import load_taxonomy
 
 
@@ -64,6 +68,16 @@ def create_app(
     app.include_router(admin.router)
     app.include_router(retirement_web.router)
     app.include_router(pages.router)
+    app.include_router(health.router)
+    app.include_router(metrics_router)
+    health.install_error_handlers(app)
+    app.add_middleware(
+        GuardMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        max_concurrent=settings.max_concurrent_requests,
+    )
+    app.add_middleware(ObserveMiddleware)  # outermost: every answer, guards' included, is counted and logged
+    app.openapi = conforming_openapi(app)  # type: ignore[method-assign]
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

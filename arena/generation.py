@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 from arena.db.tables import Model, Output, Prompt, ReferenceImage
 from arena.images import ImageRejected
 from arena.media import MediaStore
+from arena.observability import GENERATIONS
 from arena.providers.base import GenerationRequest, GenerationResult, Provider, ProviderError
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -200,6 +201,7 @@ class Backfill:
         )
         if self._write(job, values):
             self.report.generated += 1
+            GENERATIONS.labels(job.model_slug, "ok").inc()
         else:
             self.store.discard(stored.media_id)
             self.report.skipped += 1
@@ -208,6 +210,7 @@ class Backfill:
         values = dict(status="failed", attempts=attempts, error_kind=kind, error_message=message[:2000])
         self._write(job, values)
         self.report.failed += 1
+        GENERATIONS.labels(job.model_slug, kind).inc()
         self.report.failures.append((job.prompt_id, job.model_slug, f"{kind}: {message}"))
 
     def _write(self, job: Job, values: dict[str, object]) -> bool:

@@ -79,6 +79,7 @@ def serve(
     import uvicorn
 
     from arena.app import create_app
+    from arena.serving import uvicorn_options
 
     settings = load_settings()
     app_ = create_app(settings)
@@ -88,9 +89,7 @@ def serve(
 
         service = SchedulerService(settings).start()
     try:
-        uvicorn.run(
-            app_, host=host or settings.host, port=port or settings.port, log_level=settings.log_level
-        )
+        uvicorn.run(app_, **uvicorn_options(settings, host=host, port=port))
     finally:
         if service is not None:
             service.stop()

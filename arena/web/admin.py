@@ -17,7 +17,7 @@ from sqlalchemy import Engine, select
 from arena import jobruns
 from arena.db.tables import Model
 from arena.latency import latency_stats
-from arena.web.deps import OperatorDep, SettingsDep
+from arena.web.deps import OperatorDep, RowId, SettingsDep
 from arena.web.operator_auth import (
     OperatorReadDep,
     check_form_post,
@@ -167,7 +167,7 @@ def queue_job_json(
 
 
 @router.get("/api/v1/admin/runs/{run_id}")
-def run_json(request: Request, run_id: int, _operator: OperatorReadDep) -> dict[str, Any]:
+def run_json(request: Request, run_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One run: outcome, message and progress (done / total, each model's result)."""
     run = jobruns.get_run(request.app.state.engine, run_id)
     if run is None:

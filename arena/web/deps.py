@@ -7,12 +7,15 @@ import math
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import Depends, HTTPException, Path, Request, status
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from arena.settings import Settings
 from prompts_taxonomy import Taxonomy
+
+# A database row id in a path: 64-bit signed, so ids the database cannot hold are a 422, not a 500.
+RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row id.")]
 
 
 def get_settings(request: Request) -> Settings:

@@ -150,6 +150,14 @@ def leaderboard(
     return leaderboard_out(view, include_modified)
 
 
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet will not run: text starting with = + - @ or a tab/CR gets a leading apostrophe
+    (the OWASP rule against CSV formula injection through model names and other free text)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 @router.get(
     "/leaderboard.csv",
     response_class=Response,
@@ -169,7 +177,7 @@ def leaderboard_csv(
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in data.rows:
-        writer.writerow(row.model_dump())
+        writer.writerow({key: csv_cell(value) for key, value in row.model_dump().items()})
     name = f"leaderboard-{modality}-{board.replace('=', '-')}.csv"
     return Response(
         out.getvalue(),

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Body, Form, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from arena.retirement import ReportError, apply_report, get_report, list_reports, reject_report, report_header
-from arena.web.deps import OperatorDep, SettingsDep
+from arena.web.deps import OperatorDep, RowId, SettingsDep
 from arena.web.operator_auth import OperatorReadDep, check_form_post, csrf_token, page_gate
 
 router = APIRouter(tags=["retirement"])
@@ -39,7 +39,7 @@ def reports_json(request: Request, _operator: OperatorReadDep) -> list[dict[str,
 
 
 @router.get("/api/v1/retirement/reports/{report_id}")
-def report_json(request: Request, report_id: int, _operator: OperatorReadDep) -> dict[str, Any]:
+def report_json(request: Request, report_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One report in full: flagged prompts with their statistics and reasons, coverage after retirement."""
     try:
         row = get_report(request.app.state.engine, report_id)
@@ -51,7 +51,7 @@ def report_json(request: Request, report_id: int, _operator: OperatorReadDep) ->
 @router.post("/api/v1/retirement/reports/{report_id}/apply")
 def apply_json(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who approves (audit log).")] = None,
 ) -> dict[str, Any]:
@@ -72,7 +72,7 @@ def apply_json(
 @router.post("/api/v1/retirement/reports/{report_id}/reject")
 def reject_json(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who rejects (audit log).")] = None,
     reason: Annotated[str, Body(embed=True, description="Why (audit log).")] = "",
@@ -129,7 +129,7 @@ def retirement_page(request: Request, settings: SettingsDep) -> HTMLResponse:
 @router.post("/admin/retirement/{report_id}/{decision}", include_in_schema=False)
 def retirement_decide(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     decision: str,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
