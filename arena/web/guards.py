@@ -1,9 +1,11 @@
-"""Request guards that run before any route: a bound on concurrent requests, request-body limits per route
+"""Request guards that run before any route: a bound on concurrent requests (a request waits a few seconds
+for a slot, then gets 503 with Retry-After), request-body limits per route
 (read and counted before parsing, so a chunked body cannot slip past a missing Content-Length), refusal of
 NUL bytes in the path or query, and the security headers every response carries."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -17,6 +19,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # Voting bodies are a few hundred bytes; everything else (operator forms and JSON) is bounded by the setting.
 SMALL_BODY_ROUTES = {"/api/v1/votes": 4096, "/api/v1/matchups": 4096}
+# A request waits this long for one of the concurrent slots before it is answered 503.
+QUEUE_SECONDS = 5.0
 # Cheap routes that must answer even when the app is saturated.
 UNBOUNDED_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics")
 CSP = (
@@ -46,8 +50,7 @@ class GuardMiddleware:
     def __init__(self, app: ASGIApp, *, max_body_bytes: int, max_concurrent: int) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
-        self.max_concurrent = max_concurrent
-        self.in_flight = 0
+        self.slots = asyncio.Semaphore(max_concurrent)
 
     def body_limit(self, path: str) -> int:
         """The largest request body accepted on `path`."""
@@ -62,17 +65,18 @@ class GuardMiddleware:
         if b"\x00" in unquote_to_bytes(raw) or b"\x00" in unquote_to_bytes(scope.get("query_string", b"")):
             await _answer(send, 400, "NUL bytes are not allowed in the path or query")
             return
-        bounded = not path.startswith(UNBOUNDED_PREFIXES)
-        if bounded and self.in_flight >= self.max_concurrent:
+        if path.startswith(UNBOUNDED_PREFIXES):
+            await self._guarded(scope, receive, send)
+            return
+        try:
+            await asyncio.wait_for(self.slots.acquire(), QUEUE_SECONDS)
+        except TimeoutError:
             await _answer(send, 503, "the server is busy; retry shortly", {"Retry-After": "1"})
             return
-        if bounded:
-            self.in_flight += 1
         try:
             await self._guarded(scope, receive, send)
         finally:
-            if bounded:
-                self.in_flight -= 1
+            self.slots.release()
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = self.body_limit(scope.get("path", ""))
