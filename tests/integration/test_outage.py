@@ -49,13 +49,18 @@ def test_a_full_sqlite_database_answers_503_and_readyz_says_full(settings, world
             pages = conn.execute(text("PRAGMA page_count")).scalar_one()
         world.dispose()
         event.listen(world, "connect", lambda dbapi, _r: dbapi.execute(f"PRAGMA max_page_count={pages}"))
-        statuses = [
-            client.post("/api/v1/matchups", json={"modality": "text_to_image"}).status_code for _ in range(12)
-        ]
-        assert 503 in statuses and set(statuses) <= {200, 429, 503}, statuses  # 429: the session's rate limit
-        full = client.post("/api/v1/matchups", json={"modality": "text_to_image"})
-        if full.status_code == 503:
-            assert "full" in full.json()["detail"] and full.headers["retry-after"]
+        statuses = []
+        for _ in range(40):  # a fresh session each time, so only the address limit applies
+            with httpx.Client(base_url=live_world, timeout=30) as fresh:
+                statuses.append(
+                    fresh.post("/api/v1/matchups", json={"modality": "text_to_image"}).status_code
+                )
+            if statuses[-1] == 503:
+                break
+        assert statuses[-1] == 503 and set(statuses) <= {200, 503}, statuses
+        with httpx.Client(base_url=live_world, timeout=30) as fresh:
+            full = fresh.post("/api/v1/matchups", json={"modality": "text_to_image"})
+        assert full.status_code == 503 and "full" in full.json()["detail"] and full.headers["retry-after"]
         ready = client.get("/readyz")
         assert ready.status_code == 503 and ready.json()["storage"].startswith("full")
         assert client.get("/healthz").status_code == 200
