@@ -250,7 +250,7 @@ class ArenaService:
             if voter.source == "human" and not proof.check(
                 m.challenge, nonce, self.settings.pow_difficulty_bits
             ):
-                raise VoteError(400, "missing or invalid proof of work")
+                raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
             outputs = {
                 row.id: row.model_slug
                 for row in conn.execute(

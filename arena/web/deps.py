@@ -14,8 +14,9 @@ from sqlmodel import Session
 from arena.settings import Settings
 from prompts_taxonomy import Taxonomy
 
-# A database row id in a path: 64-bit signed, so ids the database cannot hold are a 422, not a 500.
-RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row id.")]
+# A database row id in a path. Id columns are 32-bit INTEGER on PostgreSQL, so anything larger is a 422 here
+# rather than an "integer out of range" from the database.
+RowId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A row id.")]
 
 
 def get_settings(request: Request) -> Settings:

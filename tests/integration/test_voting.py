@@ -104,7 +104,7 @@ def test_second_vote_other_session_unknown_expired_and_malformed_are_refused(
     no_pow = voter.post(
         "/api/v1/votes", json={"matchup_id": other_m["id"], "choice": "left", "nonce": "nope"}
     )
-    assert no_pow.status_code == 400 and "proof of work" in no_pow.json()["detail"]
+    assert no_pow.status_code == 403 and "proof of work" in no_pow.json()["detail"]
     frozen.advance(timedelta(hours=1))
     expired = _vote(voter, other_m)
     assert expired.status_code == 410
