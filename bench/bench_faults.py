@@ -2,6 +2,8 @@
 
 kill:   votes at a steady rate while the server is killed with SIGKILL at random moments and restarted, many
         times; then every acknowledged (2xx) vote must be stored exactly once and the integrity check pass.
+bodies: six concurrent 50 MB JSON bodies (declared and chunked) on /api/v1/votes: the server's peak resident
+        memory and whether /healthz keeps answering (the attack took an unguarded server to 9.3 GB).
 outage: (PostgreSQL) a private PostgreSQL started here (initdb in a temp dir, run as the `postgres` user when
         root) is stopped and restarted during traffic: answers must be 2xx/4xx or 503, nothing acknowledged
         lost, and the server recovers without a restart.
@@ -9,6 +11,7 @@ outage: (PostgreSQL) a private PostgreSQL started here (initdb in a temp dir, ru
     python bench/bench_faults.py kill --backend sqlite --kills 10
     python bench/bench_faults.py kill --backend postgres --kills 10
     python bench/bench_faults.py outage --stop-seconds 10
+    python bench/bench_faults.py bodies
 """
 
 from __future__ import annotations
@@ -228,11 +231,61 @@ def outage_run(args: argparse.Namespace, work: Path) -> None:
         down()
 
 
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def bodies_run(args: argparse.Namespace, work: Path) -> None:
+    env = environment(work, f"sqlite:///{work / 'arena.db'}", args.port)
+    subprocess.run([ARENA, "init"], env=env, check=True, capture_output=True)
+    proc = start(env, work / "serve.log")
+    url = f"http://127.0.0.1:{args.port}"
+    before = _rss_mib(proc.pid)
+    peak = before
+    statuses: collections.Counter[str] = collections.Counter()
+    big = b'{"matchup_id": "' + b"a" * (50 * 1024 * 1024) + b'", "choice": "left"}'
+
+    def chunks():
+        for i in range(0, len(big), 1 << 20):
+            yield big[i : i + (1 << 20)]
+
+    def attack(chunked: bool) -> None:
+        try:
+            r = httpx.post(f"{url}/api/v1/votes", content=chunks() if chunked else big, timeout=60)
+            statuses[f"{'chunked' if chunked else 'declared'} {r.status_code}"] += 1
+        except httpx.TransportError as exc:
+            statuses[f"{'chunked' if chunked else 'declared'} {type(exc).__name__}"] += 1
+
+    threads = [threading.Thread(target=attack, args=(i % 2 == 1,)) for i in range(6)]
+    health: list[float] = []
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        peak = max(peak, _rss_mib(proc.pid))
+        started = time.monotonic()
+        try:
+            httpx.get(f"{url}/healthz", timeout=5)
+            health.append(time.monotonic() - started)
+        except httpx.TransportError:
+            health.append(float("inf"))
+        time.sleep(0.05)
+    proc.terminate()
+    proc.wait()
+    print(f"bodies run: 6 x 50 MB on /api/v1/votes: {dict(statuses)}")
+    print(
+        f"  server RSS {before:.0f} MiB before, peak {peak:.0f} MiB; /healthz answered {len(health)} times, "
+        f"slowest {max(health or [0]) * 1000:.0f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("mode", choices=["kill", "outage"])
+    parser.add_argument("mode", choices=["kill", "outage", "bodies"])
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--stop-seconds", type=float, default=10.0)
@@ -244,6 +297,8 @@ def main() -> None:
     try:
         if args.mode == "outage":
             outage_run(args, work)
+        elif args.mode == "bodies":
+            bodies_run(args, work)
         elif args.backend == "sqlite":
             kill_run(args, work, f"sqlite:///{work / 'arena.db'}")
         else:
