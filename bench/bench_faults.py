@@ -63,12 +63,13 @@ def environment(work: Path, database_url: str, port: int) -> dict[str, str]:
 
 def prepare(env: dict[str, str]) -> None:
     subprocess.run([ARENA, "init"], env=env, check=True, capture_output=True)
-    subprocess.run(
-        [ARENA, "generate", "--modality", "text_to_image", "--limit", "30"],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    for i in range(3):  # the same prompts for every model, so matchups exist
+        subprocess.run(
+            [ARENA, "generate", "--model", f"bench-{i}", "--limit", "8"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
 
 
 def start(env: dict[str, str], log: Path) -> subprocess.Popen:
