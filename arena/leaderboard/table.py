@@ -59,6 +59,8 @@ class LeaderboardRow:
     endpoint_kind: str
     cohort: str
     release_date: str | None
+    timing_collecting: bool = False  # timed, but fewer samples than the minimum: no time shown yet
+    timing_min_samples: int = 0
 
     @property
     def modified(self) -> bool:
@@ -87,8 +89,11 @@ def build_rows(
     latency: Mapping[str, LatencyStats],
     *,
     include_modified: bool,
+    min_timing_samples: int = 0,
 ) -> list[LeaderboardRow]:
-    """The view's rows in published order (by rating), ranks recomputed among the rows shown."""
+    """The view's rows in published order (by rating), ranks recomputed among the rows shown. A model's
+    generation time is listed only from `min_timing_samples` successful samples in the window (the
+    methodology lists new endpoints once a distribution has been built); before that it is "collecting"."""
     shown = [
         e
         for e in board.rows
@@ -101,6 +106,10 @@ def build_rows(
     for entry, rank in zip(shown, ranks, strict=True):
         info = models.get(entry.model)
         stats = latency.get(entry.model)
+        collecting = min_timing_samples > 0 and (stats is None or stats.samples < min_timing_samples)
+        samples = stats.samples if stats else 0
+        if collecting:
+            stats = None
         rows.append(
             LeaderboardRow(
                 rank=rank,
@@ -121,10 +130,12 @@ def build_rows(
                 median_s=stats.median if stats else None,
                 p05_s=stats.p05 if stats else None,
                 p95_s=stats.p95 if stats else None,
-                latency_samples=stats.samples if stats else 0,
+                latency_samples=samples,
                 endpoint_kind=info.endpoint_kind if info else "standard",
                 cohort=info.cohort if info else "current",
                 release_date=info.release_date if info else None,
+                timing_collecting=collecting,
+                timing_min_samples=min_timing_samples,
             )
         )
     return rows
