@@ -188,6 +188,7 @@ class Settings(BaseSettings):
     )
     log_format: Literal["json", "text"] = Field(
         default="json", description="`arena serve` logs: one JSON object a line with a request id, or text."
+    )
     redis_url: str = Field(
         default="",
         description="Redis shared by every worker and node (redis://127.0.0.1:6379/0): rate limits and operator "
