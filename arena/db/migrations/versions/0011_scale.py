@@ -2,7 +2,7 @@
 address (incremental filters); matchups by (modality, served_at) (recent shares)
 
 Revision ID: 0011
-Revises: 0005
+Revises: 0009
 Create Date: 2026-11-30 15:30:00.000000
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 
 
 revision: str = '0011'
-down_revision: str | None = '0005'
+down_revision: str | None = '0009'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
