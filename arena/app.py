@@ -31,6 +31,7 @@ from arena.web import (
     console_operators,
     console_prompts,
     console_votes,
+    health,
     leaderboard,
     media,
     pages,
@@ -39,6 +40,10 @@ from arena.web import (
 from arena.web import evals as evals_web
 from arena.web import judge as judge_web
 from arena.web import retirement as retirement_web
+from arena.web.guards import GuardMiddleware
+from arena.web.observe import ObserveMiddleware
+from arena.web.observe import router as metrics_router
+from arena.web.openapi import conforming_openapi
 from prompts_taxonomy import load_taxonomy
 
 
@@ -97,6 +102,16 @@ def create_app(
     for console_router in (console_models, console_prompts, console_votes, console_audit, console_operators):
         app.include_router(console_router.router)
     app.include_router(pages.router)
+    app.include_router(health.router)
+    app.include_router(metrics_router)
+    health.install_error_handlers(app)
+    app.add_middleware(
+        GuardMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        max_concurrent=settings.max_concurrent_requests,
+    )
+    app.add_middleware(ObserveMiddleware)  # outermost: every answer, guards' included, is counted and logged
+    app.openapi = conforming_openapi(app)  # type: ignore[method-assign]
 
     @app.middleware("http")
     async def _audit_source(

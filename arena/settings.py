@@ -172,6 +172,23 @@ class Settings(BaseSettings):
         ge=0,
         description="Retirement reports list (use case x capability) cells left with fewer active prompts.",
     )
+    served_image_bytes: int = Field(
+        default=1_048_576,
+        ge=65_536,
+        description="Every matchup image is re-encoded per serve and padded to exactly this many bytes, so its "
+        "size does not name the model.",
+    )
+    max_body_bytes: int = Field(
+        default=65_536,
+        ge=1024,
+        description="Largest request body (votes and matchups: 4 KiB); larger is 413.",
+    )
+    max_concurrent_requests: int = Field(
+        default=64, ge=1, description="Requests handled at once; more get 503 with Retry-After."
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json", description="`arena serve` logs: one JSON object a line with a request id, or text."
+    )
     redis_url: str = Field(
         default="",
         description="Redis shared by every worker and node (redis://127.0.0.1:6379/0): rate limits and operator "

@@ -90,7 +90,9 @@ async def _backfill(ctx: JobContext, jobs: list[BackfillJob], models: dict[str, 
             providers[slug] = provider
             if client is not None:
                 clients.append(client)
-        return await Backfill(ctx.engine, MediaStore(ctx.settings.media_dir), providers).run(jobs)
+        store = MediaStore(ctx.settings.media_dir)
+        store.clean_temp()
+        return await Backfill(ctx.engine, store, providers).run(jobs)
     finally:
         for provider in providers.values():
             await provider.aclose()

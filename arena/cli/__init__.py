@@ -116,10 +116,12 @@ def serve(
     """Run the web app (arena page, leaderboard, JSON API) with uvicorn, and the scheduler unless disabled."""
     import uvicorn
 
+    from arena.serving import uvicorn_options
     from arena.web.nodelay import HTTP_PROTOCOL
 
     settings = load_settings()
-    bind = {"host": host or settings.host, "port": port or settings.port, "log_level": settings.log_level}
+    # host, port, log level, JSON log config, and proxy headers believed only from ARENA_TRUSTED_PROXIES
+    bind = uvicorn_options(settings, host=host, port=port)
     service = None
     if settings.scheduler_enabled:  # ARENA_SCHEDULER_ENABLED=false leaves scheduling to `arena scheduler`
         from scheduler.service import SchedulerService

@@ -9,7 +9,7 @@ import typer
 from sqlmodel import select
 
 from arena.audit import cli_actor
-from arena.cli.common import database_session, fail, load_settings, print_json
+from arena.cli.common import database_session, fail, load_settings, print_json, printable
 from arena.db.tables import Prompt
 from arena.pool import ImportFailed, coverage, import_prompt_lines
 from prompts_taxonomy import load_taxonomy
@@ -86,9 +86,10 @@ def list_(
     if as_json:
         print_json([r.model_dump(exclude={"created_at", "retired_at"}) for r in rows])
         return
-    for r in rows:
+    for r in rows:  # printable(): text stored before import refused control characters cannot reach the tty
         typer.echo(
-            f"{r.id:<24} {r.modality:<14} {r.use_case:<28} {r.capability:<21} {r.status:<8} {r.text[:70]}"
+            f"{r.id:<24} {r.modality:<14} {r.use_case:<28} {r.capability:<21} {r.status:<8} "
+            f"{printable(r.text[:70])}"
         )
     typer.echo(f"{len(rows)} prompt(s)")
 

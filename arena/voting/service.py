@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from arena.db.tables import Matchup, Output, Prompt, Vote, VoteVerdict
 from arena.matchmaking import choose_pair
+from arena.observability import MATCHUPS, VOTES
 from arena.settings import Settings
 from arena.voting import pow as proof
 from arena.voting.filters import online_verdicts
@@ -135,6 +136,7 @@ class ArenaService:
                     expires_at=now + timedelta(seconds=self.settings.matchup_ttl_seconds),
                 )
             )
+        MATCHUPS.labels(modality).inc()
         card = pool.prompts[prompt_id]
         tax = self.taxonomy
         hints = [
@@ -168,7 +170,8 @@ class ArenaService:
         }
 
     def fetch_image(self, token: str, session_id: str | None, now: datetime) -> str | None:
-        """The media id behind a per-matchup image token, for the matchup's own session only; marks the fetch."""
+        """The media id behind a per-matchup image token, for the matchup's own session only, while the matchup
+        is open (not voted on, not expired); marks the fetch."""
         if not session_id or len(token) > 64:
             return None
         with self.engine.begin() as conn:
@@ -181,10 +184,13 @@ class ArenaService:
                     Matchup.right_output_id,
                     Matchup.left_fetched_at,
                     Matchup.right_fetched_at,
+                    Matchup.expires_at,
                 ).where((Matchup.left_token == token) | (Matchup.right_token == token))
             ).first()
-            if row is None or row.session_id != session_id:
+            if row is None or row.session_id != session_id or now > _aware(row.expires_at):
                 return None
+            if conn.execute(select(Vote.id).where(Vote.matchup_id == row.id)).first() is not None:
+                return None  # after the vote the images are no longer served: the URL names no model later
             is_left = row.left_token == token
             output_id = row.left_output_id if is_left else row.right_output_id
             column = "left_fetched_at" if is_left else "right_fetched_at"
@@ -244,7 +250,7 @@ class ArenaService:
             if voter.source == "human" and not proof.check(
                 m.challenge, nonce, self.settings.pow_difficulty_bits
             ):
-                raise VoteError(400, "missing or invalid proof of work")
+                raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
             outputs = {
                 row.id: row.model_slug
                 for row in conn.execute(
@@ -306,6 +312,8 @@ class ArenaService:
                     for v in verdicts
                 ],
             )
+        dropped = [v.filter for v in verdicts if not v.kept]
+        VOTES.labels("filtered" if dropped else "kept", dropped[0] if dropped else "").inc()
         models = self.pool.get(m.modality).models
         return {
             "matchup": m.id,

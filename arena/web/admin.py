@@ -18,7 +18,7 @@ from arena.job_queue import QueueError, queue_run, timing_slugs
 from arena.latency import latency_stats
 from arena.operators import Identity
 from arena.web.console import console_page, render
-from arena.web.deps import SettingsDep
+from arena.web.deps import RowId, SettingsDep
 from arena.web.operator_auth import (
     OperatorDep,
     OperatorReadDep,
@@ -141,7 +141,7 @@ def queue_job_json(
 
 
 @router.get("/api/v1/admin/runs/{run_id}")
-def run_json(request: Request, run_id: int, _operator: OperatorReadDep) -> dict[str, Any]:
+def run_json(request: Request, run_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One run: outcome, message and progress (done / total, each model's result)."""
     run = jobruns.get_run(request.app.state.engine, run_id)
     if run is None:

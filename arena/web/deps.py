@@ -7,12 +7,16 @@ import math
 from collections.abc import Iterator
 from typing import Annotated, Protocol
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import Depends, HTTPException, Path, Request, status
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from arena.settings import Settings
 from prompts_taxonomy import Taxonomy
+
+# A database row id in a path. Id columns are 32-bit INTEGER on PostgreSQL, so anything larger is a 422 here
+# rather than an "integer out of range" from the database.
+RowId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A row id.")]
 
 
 def get_settings(request: Request) -> Settings:

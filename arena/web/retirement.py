@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from arena.operators import Identity
 from arena.retirement import ReportError, apply_report, get_report, list_reports, reject_report, report_header
 from arena.web.console import console_page
-from arena.web.deps import SettingsDep
+from arena.web.deps import RowId, SettingsDep
 from arena.web.operator_auth import OperatorDep, OperatorReadDep, check_form_post
 
 router = APIRouter(tags=["retirement"])
@@ -41,7 +41,7 @@ def reports_json(request: Request, _operator: OperatorReadDep) -> list[dict[str,
 
 
 @router.get("/api/v1/retirement/reports/{report_id}")
-def report_json(request: Request, report_id: int, _operator: OperatorReadDep) -> dict[str, Any]:
+def report_json(request: Request, report_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One report in full: flagged prompts with their statistics and reasons, coverage after retirement."""
     try:
         row = get_report(request.app.state.engine, report_id)
@@ -53,7 +53,7 @@ def report_json(request: Request, report_id: int, _operator: OperatorReadDep) ->
 @router.post("/api/v1/retirement/reports/{report_id}/apply")
 def apply_json(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who approves (audit log).")] = None,
 ) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def apply_json(
 @router.post("/api/v1/retirement/reports/{report_id}/reject")
 def reject_json(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who rejects (audit log).")] = None,
     reason: Annotated[str, Body(embed=True, description="Why (audit log).")] = "",
@@ -118,7 +118,7 @@ def retirement_page(request: Request) -> HTMLResponse:
 @router.post("/admin/retirement/{report_id}/{decision}", include_in_schema=False)
 def retirement_decide(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     decision: str,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from sqlmodel import Session, func, select
 
-from arena.db.tables import Model, Output, Vote, VoteVerdict
+from arena.db.tables import Model, Output, Prompt, Vote, VoteVerdict
 from arena.voting import pow as proof
 
 
@@ -104,7 +104,7 @@ def test_second_vote_other_session_unknown_expired_and_malformed_are_refused(
     no_pow = voter.post(
         "/api/v1/votes", json={"matchup_id": other_m["id"], "choice": "left", "nonce": "nope"}
     )
-    assert no_pow.status_code == 400 and "proof of work" in no_pow.json()["detail"]
+    assert no_pow.status_code == 403 and "proof of work" in no_pow.json()["detail"]
     frozen.advance(timedelta(hours=1))
     expired = _vote(voter, other_m)
     assert expired.status_code == 410
@@ -162,7 +162,14 @@ def test_operators_see_each_models_share_of_matchups(voter, world):
 
 def test_served_media_answers_without_caching_hints_and_refuses_unknown_ids_and_path_tricks(voter, world):
     with Session(world) as s:
-        media_id = s.exec(select(Output.media_id).where(Output.status == "ok")).first()
+        output = s.exec(select(Output).where(Output.status == "ok")).first()
+        media_id, prompt_id = output.media_id, output.prompt_id
+    assert voter.get(f"/media/{media_id}").status_code == 404  # a live output: never public by id
+    with Session(world) as s:
+        prompt = s.get(Prompt, prompt_id)
+        prompt.status = "retired"
+        s.add(prompt)
+        s.commit()
     ok = voter.get(f"/media/{media_id}")
     assert ok.status_code == 200 and ok.headers["content-type"] == "image/jpeg"
     assert ok.headers["cache-control"] == "no-store"
