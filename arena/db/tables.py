@@ -260,7 +260,10 @@ class Matchup(SQLModel, table=True):
     """
 
     __tablename__ = "matchups"
-    __table_args__ = (Index("ix_matchups_session", "session_id", "served_at"),)
+    __table_args__ = (
+        Index("ix_matchups_session", "session_id", "served_at"),
+        Index("ix_matchups_modality_served", "modality", "served_at"),
+    )
 
     id: str = Field(primary_key=True, max_length=64)
     session_id: str = Field(max_length=64)
