@@ -176,6 +176,7 @@ def main() -> None:
     parser.add_argument(
         "--spreads", default="100,150,200,300", help="sd of true ratings (Elo), comma-separated"
     )
+    parser.add_argument("--arms", default="uniform,plan,rules", help="which of uniform,plan,rules to run")
     parser.add_argument("--session", type=int, default=20, help="matchups per voter session (rules arm)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     args = parser.parse_args()
@@ -188,7 +189,7 @@ def main() -> None:
     with ProcessPoolExecutor(args.jobs) as pool:
         for spread in (float(x) for x in args.spreads.split(",")):
             curves: dict[str, np.ndarray] = {}
-            for rule in ("uniform", "plan", "rules"):
+            for rule in ["uniform", *(a for a in ("plan", "rules") if a in args.arms.split(","))]:
                 jobs = [
                     (
                         rule,
@@ -202,7 +203,7 @@ def main() -> None:
                 ]
                 curves[rule] = np.array(list(pool.map(_one_seed, jobs)))
             uni = crossing(curves["uniform"].mean(axis=0), args.batch)
-            plan = crossing(curves["plan"].mean(axis=0), args.batch)
+            plan = crossing(curves["plan"].mean(axis=0), args.batch) if "plan" in curves else float("nan")
             ruled = crossing(curves["rules"].mean(axis=0), args.batch)
             low, high = ratio_interval(
                 curves["uniform"], curves["rules"], args.batch, np.random.default_rng(0)
