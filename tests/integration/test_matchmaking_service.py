@@ -3,8 +3,6 @@ models, 15 pairs) whose vote plan wants a single pair, 1,000 matchups served to 
 window cap in every window of 200 and the per-session rules (tests/unit/test_matchmaking_variety.py runs the same
 rules over 2,000 matchups in memory); the operators' audit shows realised pair shares next to planned ones."""
 
-import asyncio
-import threading
 from datetime import timedelta
 
 import httpx
@@ -12,16 +10,12 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import aliased
-from sqlmodel import Session
 
 from arena.db.tables import Matchup, Output, utcnow
-from arena.generation import Backfill, plan_jobs
-from arena.media import MediaStore
-from arena.registry import parse_registry, sync_registry
 from arena.voting.pool import ModalityPool, PoolCache
 from arena.voting.service import ArenaService, Voter
 from prompts_taxonomy import load_taxonomy
-from tests.conftest import WORLD_MODELS, ColourProvider
+from tests.support.demo_field import build_demo_field
 from tests.support.variety import session_breaches, worst_window
 
 FAVOURED = ("model-4", "model-5")
@@ -35,22 +29,6 @@ class OnePairPlan(PoolCache):
         models = sorted(pool.models)
         pool.plan = {(a, b): 0.0 for i, a in enumerate(models) for b in models[i + 1 :]} | {FAVOURED: 1.0}
         return pool
-
-
-def _demo_field(settings, engine: Engine) -> None:
-    text = "".join(WORLD_MODELS.format(i=i, modality="text_to_image") for i in range(6))
-    with Session(engine) as s:
-        sync_registry(s, parse_registry(text))
-        jobs = plan_jobs(s, settings.media_dir)
-    prompts = list(dict.fromkeys(j.prompt_id for j in jobs))[:10]
-    jobs = [j for j in jobs if j.prompt_id in prompts]
-    backfill = Backfill(
-        engine, MediaStore(settings.media_dir), {f"model-{i}": ColourProvider(i) for i in range(6)}
-    )
-    worker = threading.Thread(target=lambda: asyncio.run(backfill.run(jobs)))
-    worker.start()
-    worker.join()
-    assert backfill.report.generated == 60
 
 
 def _served(engine: Engine) -> tuple[list[tuple[str, str]], dict[str, list[tuple[str, str]]]]:
@@ -69,7 +47,7 @@ def _served(engine: Engine) -> tuple[list[tuple[str, str]], dict[str, list[tuple
 
 
 def test_a_thousand_served_matchups_keep_the_window_cap_and_the_session_rules(settings, initialized):
-    _demo_field(settings, initialized)
+    build_demo_field(settings, initialized)
     service = ArenaService(initialized, settings, load_taxonomy(), pool=OnePairPlan(initialized))
     rng = np.random.default_rng(7)
     now = utcnow()
