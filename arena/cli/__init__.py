@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from sqlalchemy.exc import OperationalError
@@ -76,12 +76,16 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default ARENA_PORT).")] = None,
 ) -> None:
     """Run the web app (arena page, leaderboard, JSON API) with uvicorn, and the scheduler unless disabled."""
-    import uvicorn
-
     from arena.app import create_app
 
     settings = load_settings()
-    app_ = create_app(settings)
+    run_server(create_app(settings), settings, host, port)
+
+
+def run_server(app_: Any, settings: Any, host: str | None, port: int | None) -> None:
+    """Serve `app_` with uvicorn, with the in-process scheduler unless ARENA_SCHEDULER_ENABLED is false."""
+    import uvicorn
+
     service = None
     if settings.scheduler_enabled:  # ARENA_SCHEDULER_ENABLED=false leaves scheduling to `arena scheduler`
         from scheduler.service import SchedulerService

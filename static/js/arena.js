@@ -43,7 +43,11 @@
     });
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
-    if (!response.ok) throw new Error((data && data.detail) || ("request failed (" + response.status + ")"));
+    if (!response.ok) {
+      const err = new Error((data && data.detail) || ("request failed (" + response.status + ")"));
+      err.status = response.status;
+      throw err;
+    }
     return data;
   }
 
@@ -124,6 +128,8 @@
     } catch (err) {
       setStatus(err.message);
       $("next").hidden = false;
+      // No matchup yet (a demo still generating): try again by itself in a few seconds.
+      if (err.status === 503) setTimeout(() => { if (!state.matchup) next(); }, 5000);
     } finally {
       state.busy = false;
     }
