@@ -52,13 +52,14 @@ def main() -> None:
             ARENA_LOG_LEVEL="warning",
         )
         load = os.getloadavg()[0]
+        log = (Path(tmp) / "server.log").open("w")
         started = time.perf_counter()
         server = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "demo", "--serve"],
+            [sys.executable, "-c", "from arena.cli import main; main()", "demo", "--serve"],
             cwd=clone,
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=log,
             start_new_session=True,
         )
         page = matchup = None
@@ -68,7 +69,8 @@ def main() -> None:
             with httpx.Client(base_url=base, timeout=5) as client:
                 while time.perf_counter() - started < args.timeout and matchup is None:
                     if server.poll() is not None:
-                        raise SystemExit(f"error: the server exited with code {server.returncode}")
+                        tail = (Path(tmp) / "server.log").read_text().strip().splitlines()[-1:]
+                        raise SystemExit(f"error: the server exited ({server.returncode}): {' '.join(tail)}")
                     try:
                         if page is None and client.get("/").status_code == 200:
                             page = time.perf_counter() - started
@@ -81,8 +83,10 @@ def main() -> None:
                         pass
                     time.sleep(0.25)
         finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
+            if server.poll() is None:
+                os.killpg(server.pid, signal.SIGTERM)
+                server.wait(timeout=30)
+            log.close()
     if page is None:
         raise SystemExit(f"error: no 200 on / within {args.timeout:.0f} s")
     print("| measure | value |")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlmodel import func, select
 
 from arena.db.tables import Model, Output, Prompt
@@ -32,6 +32,12 @@ def arena_page(request: Request, session: SessionDep, taxonomy: TaxonomyDep) -> 
             "preparing": demo_preparing(request, session),
         },
     )
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> RedirectResponse:
+    """Clients that ask for /favicon.ico without reading the page's icon link get the SVG icon."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
 
 
 def demo_preparing(request: Request, session: SessionDep) -> dict[str, Any] | None:
