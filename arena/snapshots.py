@@ -20,6 +20,10 @@ from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
 from ratings import CohortRule, Votes, compute_all_boards
 
+#: How intervals and ranks are computed (stored with each board): replicates shifted by one constant per
+#: board, ranks from intervals of pairwise differences, so the anchor changes neither (see ratings.intervals).
+UNCERTAINTY_RULE = "one-shift-intervals+pairwise-ranks"
+
 FILTER_VERSION = (
     "+".join(f"{name}{v}" for name, v in sorted(ONLINE_FILTERS.items())) + f"+anomaly{ANOMALY_VERSION}"
 )
@@ -120,6 +124,7 @@ def take_snapshot(
                     "anchor_rating": board.anchor_rating,
                     "interval": board.interval,
                     "level": board.level,
+                    "uncertainty": UNCERTAINTY_RULE,
                     "n_bootstrap": board.n_bootstrap,
                     "seed": board.seed,
                     "min_votes": board.min_votes,

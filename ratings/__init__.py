@@ -3,7 +3,8 @@
 Votes in (:class:`Votes`, or a battles file via :func:`parse_battles`), boards out
 (:func:`compute_board`, :func:`compute_all_boards`). The pieces are usable on their own: pair
 counting (:func:`count_pairs`), the fit (:func:`fit_bradley_terry`), the scale (:func:`to_elo`),
-intervals, cell weighting, cohorts, win-rate tables and a seeded simulator.
+anchor-free intervals and pairwise ranks (:mod:`ratings.intervals`), cell weighting, cohorts,
+win-rate tables and a seeded simulator.
 """
 
 from ratings.aggregate import BoardRows, VoteRows
@@ -32,10 +33,17 @@ from ratings.errors import (
 from ratings.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_MIN_VOTES,
+    center,
+    difference_variances,
+    display_offset,
+    pairwise_above,
+    pairwise_above_normal,
     percentile_intervals,
     provisional_models,
-    rank_from_intervals,
+    ranks_from_above,
+    replicate_intervals,
     sandwich_covariance,
+    sandwich_intervals,
     sandwich_standard_errors,
 )
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion
@@ -50,6 +58,7 @@ from ratings.scale import (
     to_elo,
 )
 from ratings.simulate import simulate_votes
+from ratings.uncertainty import Uncertainty, board_uncertainty
 from ratings.votes import A_WINS, B_WINS, TIE, WINNER_CODES, Votes, outcome_codes
 from ratings.weighting import OVERALL, BoardKey, cell_balance_factors
 from ratings.winrate import WinRates, expected_win_matrix, expected_win_probability, win_rate_matrix
@@ -88,30 +97,39 @@ __all__ = [
     "RatingsError",
     "SingleModelError",
     "UnboundedRatingError",
+    "Uncertainty",
     "VoteRows",
     "Votes",
     "WinRates",
+    "board_uncertainty",
     "bootstrap_board",
     "bt_gradient",
     "bt_information",
     "bt_log_likelihood",
     "cell_balance_factors",
+    "center",
     "cohort_keep_mask",
     "compute_all_boards",
     "compute_board",
     "count_pairs",
     "default_anchor",
+    "difference_variances",
+    "display_offset",
     "eligible_votes",
     "expected_win_matrix",
     "expected_win_probability",
     "fit_bradley_terry",
     "outcome_codes",
     "pair_counts",
+    "pairwise_above",
+    "pairwise_above_normal",
     "parse_battles",
     "percentile_intervals",
     "provisional_models",
-    "rank_from_intervals",
+    "ranks_from_above",
+    "replicate_intervals",
     "sandwich_covariance",
+    "sandwich_intervals",
     "sandwich_standard_errors",
     "simulate_votes",
     "to_elo",

@@ -11,8 +11,10 @@ them. Both follow the same steps:
    fitted without them; ``unbounded="raise"`` makes that an error instead. A disconnected
    comparison graph, no votes, a single model or a missing anchor are always errors;
 4. fit Bradley-Terry (:mod:`ratings.bt`), put it on the Elo-like scale (:mod:`ratings.scale`);
-5. intervals by bootstrap (seeded per board: the same votes and seed give the same digits,
-   whether the board is computed alone or with the others) or sandwich (:mod:`ratings.intervals`).
+5. uncertainty by bootstrap (seeded per board: the same votes and seed give the same digits,
+   whether the board is computed alone or with the others) or sandwich, on quantities the anchor
+   cannot change (:mod:`ratings.intervals`): display intervals are the replicates shifted by one
+   constant per board, and ranks come from the intervals of pairwise differences.
 """
 
 from __future__ import annotations
@@ -24,20 +26,11 @@ from typing import Literal
 import numpy as np
 
 from ratings.aggregate import BoardRows, VoteRows, aggregate_votes, board_rows, restrict_board
-from ratings.bootstrap import bootstrap_board
 from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
 from ratings.cohorts import CohortRule, eligible_votes
 from ratings.errors import AnchorNotOnBoardError, NoVotesError, RatingsError, UnboundedRatingError
 from ratings.graph import comparison_components, unbounded_models
-from ratings.intervals import (
-    DEFAULT_LEVEL,
-    DEFAULT_MIN_VOTES,
-    normal_quantile,
-    percentile_intervals,
-    provisional_models,
-    rank_from_intervals,
-    sandwich_standard_errors,
-)
+from ratings.intervals import DEFAULT_LEVEL, DEFAULT_MIN_VOTES, provisional_models, ranks_from_above
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion, IntervalMethod
 from ratings.pairs import pair_counts
 from ratings.resample import TableCache
@@ -45,11 +38,11 @@ from ratings.scale import (
     DEFAULT_ANCHOR_RATING,
     DEFAULT_OVERALL_ANCHOR,
     DEFAULT_SLICE_ANCHOR,
-    ELO_PER_NAT,
     anchor_index,
     default_anchor,
     to_elo,
 )
+from ratings.uncertainty import board_uncertainty
 from ratings.votes import Votes, factorize
 from ratings.weighting import OVERALL, BoardKey
 
@@ -132,58 +125,65 @@ def _select(rows: VoteRows, key: BoardKey) -> BoardRows:
     return board_rows(rows, codes == labels.index(key.value))
 
 
+def _exclude_unbounded(
+    board: BoardRows, anchor: str, opts: _Options
+) -> tuple[BoardRows, tuple[Exclusion, ...]]:
+    """Leave out models whose rating is unbounded, keeping the anchor's strongly connected part.
+
+    The part kept is the anchor's, never the largest one: when leaving out a model with only wins
+    or only losses cuts the board in two, the models on the anchor's side stay and the others are
+    listed with why. If the anchor is alone in its part (it won or lost everything), the board fails.
+    """
+    counts = pair_counts(board)
+    if counts.n_models < 2:
+        return board, ()
+    parts = comparison_components(counts.n_models, counts.pairs, counts.weight.sum(axis=1))
+    if len(parts) > 1:
+        return board, ()  # the fit names the disconnected parts
+    by_size = unbounded_models(counts)
+    if not by_size:
+        return board, ()
+    if opts.unbounded == "raise" or len(by_size) >= counts.n_models - 1:
+        raise UnboundedRatingError(by_size)
+    a = anchor_index(counts.models, anchor)
+    reasons = unbounded_models(counts, keep_model=a)
+    if len(reasons) >= counts.n_models - 1:  # the anchor is alone in its part
+        raise AnchorNotOnBoardError(anchor, counts.models, why=f"excluded: it {by_size[anchor]}")
+    keep = np.array([m not in reasons for m in counts.models])
+    excluded = tuple(Exclusion(m, f"{r}; its rating is unbounded") for m, r in reasons.items())
+    return restrict_board(board, keep), excluded
+
+
 def _fit_board(
     board: BoardRows, key: BoardKey, anchor: str, opts: _Options, tables: TableCache | None = None
 ) -> Board:
     if board.n_votes == 0:
         raise NoVotesError(f"board '{key}'")
+    board, excluded = _exclude_unbounded(board, anchor, opts)
     counts = pair_counts(board)
-    excluded: tuple[Exclusion, ...] = ()
-    if counts.n_models > 1:
-        parts = comparison_components(counts.n_models, counts.pairs, counts.weight.sum(axis=1))
-        reasons = unbounded_models(counts) if len(parts) == 1 else {}
-        if reasons:
-            if opts.unbounded == "raise" or len(reasons) >= counts.n_models - 1:
-                raise UnboundedRatingError(reasons)
-            if anchor in reasons:
-                raise AnchorNotOnBoardError(anchor, counts.models, why=f"excluded: it {reasons[anchor]}")
-            keep = np.array([m not in reasons for m in counts.models])
-            board = restrict_board(board, keep)
-            counts = pair_counts(board)
-            excluded = tuple(Exclusion(m, f"{r}; its rating is unbounded") for m, r in reasons.items())
     if anchor not in counts.models and counts.n_models > 1:
         raise AnchorNotOnBoardError(anchor, counts.models)
     fit = fit_bradley_terry(counts, tol=opts.tol, max_iter=opts.max_iter)
     a = anchor_index(counts.models, anchor)
     ratings = to_elo(fit.theta, a, opts.anchor_rating)
-    notes: list[str] = []
-    if not fit.converged:
-        notes.append(f"the fit {fit.message}")
-    if opts.interval == "bootstrap":
-        rng = board_rng(opts.seed, key)
-        boot = bootstrap_board(
-            board,
-            fit.theta,
-            a,
-            n_rounds=opts.n_bootstrap,
-            rng=rng,
-            max_iter=opts.max_iter,
-            workers=opts.workers,
-            tables=tables,
-        )
-        low, high = percentile_intervals(opts.anchor_rating + ELO_PER_NAT * boot.theta, opts.level)
-        if boot.n_limit:
-            notes.append(
-                f"{boot.n_limit} of {opts.n_bootstrap} bootstrap replicates left some model with no loss "
-                "or no win; its rating is infinite in those replicates and the intervals include them"
-            )
-        if boot.n_unconverged:
-            notes.append(f"{boot.n_unconverged} bootstrap replicates did not reach the tolerance")
-    else:
-        half = normal_quantile(opts.level) * ELO_PER_NAT * sandwich_standard_errors(fit.theta, counts, a)
-        low, high = ratings - half, ratings + half
+    notes: list[str] = [] if fit.converged else [f"the fit {fit.message}"]
+    unc = board_uncertainty(
+        board,
+        fit.theta,
+        a,
+        interval=opts.interval,
+        level=opts.level,
+        anchor_rating=opts.anchor_rating,
+        n_bootstrap=opts.n_bootstrap,
+        rng=board_rng(opts.seed, key),
+        max_iter=opts.max_iter,
+        workers=opts.workers,
+        tables=tables,
+    )
+    low, high, above = unc.low, unc.high, unc.above
+    notes += unc.notes
     totals = counts.model_totals()
-    ranks = rank_from_intervals(low, high)
+    ranks = ranks_from_above(above)
     provisional = provisional_models(totals["votes"], opts.min_votes)
     order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
     rows = tuple(
@@ -198,6 +198,7 @@ def _fit_board(
             losses=int(totals["losses"][k]),
             ties=int(totals["ties"][k]),
             provisional=bool(provisional[k]),
+            above=tuple(counts.models[m] for m in order if above[m, k]),
         )
         for k in order
     )
@@ -215,6 +216,7 @@ def _fit_board(
         min_votes=opts.min_votes,
         excluded=excluded,
         notes=tuple(notes),
+        replicates=unc.replicates,
     )
 
 

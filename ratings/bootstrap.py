@@ -8,10 +8,14 @@ starting from the full-data estimate and stepping with the inverse information a
 (see :func:`ratings.bt.solve_columns`); the few that need it finish with exact Newton steps.
 
 A resample can lose the conditions for finite ratings (say, a model with few votes drew no
-loss). Such replicates take the likelihood's limit (:func:`ratings.graph.limit_states`): the
-model's anchor-relative rating is ``+inf``/``-inf`` (or undefined, ``nan``) in that replicate,
-and the percentile interval keeps it, which is the honest answer for a model with that little
-evidence.
+loss). Such replicates take the likelihood's limit (:func:`ratings.graph.limit_states`) relative
+to the replicate's largest strongly connected part: the model's log-strength is ``+inf``/``-inf``
+(or undefined, ``nan``) in that replicate, and the percentile interval keeps it, which is the honest
+answer for a model with that little evidence.
+
+Replicates never see the anchor: each is returned in the board's sum-zero gauge
+(:func:`ratings.intervals.center`), so intervals and ranks built on them do not depend on which
+model reads 1000 (see :mod:`ratings.intervals`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from scipy.sparse import csr_array
 
 from ratings.aggregate import BoardRows
 from ratings.bt import DEFAULT_MAX_ITER
-from ratings.graph import FINITE, MINUS_INF, PLUS_INF, UNDEFINED, limit_states
+from ratings.graph import FINITE, MINUS_INF, PLUS_INF, UNDEFINED, largest_strong_member, limit_states
+from ratings.intervals import center
 from ratings.newton import preconditioner, solve_columns
 from ratings.pairs import pair_counts
 from ratings.resample import MultinomialSampler, TableCache
@@ -48,8 +53,10 @@ class BootstrapResult:
     Attributes
     ----------
     theta : numpy.ndarray
-        ``(R, n)`` log-strengths relative to the anchor (anchor column is 0); ``+inf``, ``-inf``
-        or ``nan`` where a replicate's likelihood has no finite maximum for that model.
+        ``(R, n)`` log-strengths, each replicate summing to zero (the anchor plays no part);
+        ``+inf``, ``-inf`` or ``nan`` where a replicate's likelihood has no finite maximum for that
+        model, and then the finite models are placed so that their mean equals the full-data
+        estimate's mean over the same models.
     n_limit : int
         Replicates in which some model's rating was infinite or undefined.
     n_unconverged : int
@@ -73,9 +80,8 @@ def _winner_matrices(n: int, pairs: np.ndarray) -> tuple[csr_array, csr_array]:
 class _FitSetup:
     """What every batch of replicate fits shares (read-only, so threads can share it)."""
 
-    theta_hat: np.ndarray
+    theta_hat: np.ndarray  # sum-zero
     pairs: np.ndarray
-    anchor: int
     precond: np.ndarray
     as_i: csr_array
     as_j: csr_array
@@ -86,10 +92,11 @@ class _FitSetup:
 def _solve_limit_group(
     states: np.ndarray, setup: _FitSetup, wi: np.ndarray, wj: np.ndarray
 ) -> tuple[np.ndarray, int]:
-    """Anchor-relative theta ``(n, R)`` for replicates sharing one limit pattern ``states``.
+    """Theta ``(n, R)`` for replicates sharing one limit pattern ``states``.
 
-    Models in the anchor's strongly connected component are fitted on the votes among them
-    (exact Newton, from the full-data estimate); the others are ``+inf``, ``-inf`` or ``nan``.
+    Models in the reference strongly connected part are fitted on the votes among them (exact
+    Newton, from the full-data estimate) and placed so their mean is the estimate's mean over
+    them; the others are ``+inf``, ``-inf`` or ``nan``.
     """
     n, r = len(states), wi.shape[1]
     out = np.zeros((n, r))
@@ -97,7 +104,9 @@ def _solve_limit_group(
     out[states == MINUS_INF] = -np.inf
     out[states == UNDEFINED] = np.nan
     finite = states == FINITE
+    level = setup.theta_hat[finite].mean() if finite.any() else 0.0
     if finite.sum() < 2:
+        out[finite] = level
         return out, 0
     local = np.cumsum(finite) - 1
     inside = finite[setup.pairs[:, 0]] & finite[setup.pairs[:, 1]]
@@ -106,12 +115,12 @@ def _solve_limit_group(
     theta, conv, _, _, _ = solve_columns(
         start, sub_pairs, wi[inside], wj[inside], tol=setup.tol, max_iter=setup.max_iter
     )
-    out[finite] = theta - theta[local[setup.anchor]]
+    out[finite] = theta - theta.mean(axis=0) + level
     return out, int((~conv).sum())
 
 
 def _fit_replicates(setup: _FitSetup, wi: np.ndarray, wj: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """Anchor-relative theta ``(n, R)`` for a batch of replicates, and limit/unconverged counts.
+    """Sum-zero theta ``(n, R)`` for a batch of replicates, and limit/unconverged counts.
 
     Replicates where every model has a win and a loss go through the preconditioned solver
     together; the rest, and any that did not converge, are classified by their likelihood limit
@@ -135,11 +144,12 @@ def _fit_replicates(setup: _FitSetup, wi: np.ndarray, wj: np.ndarray) -> tuple[n
             max_iter=_CHORD_ITER,
             precond=setup.precond,
         )
-        out[:, cols] = theta - theta[setup.anchor]
+        out[:, cols] = theta - theta.mean(axis=0)
         todo = np.concatenate([todo, cols[~conv]])
     groups: dict[bytes, tuple[np.ndarray, list[int]]] = {}
     for c in todo.tolist():
-        states = limit_states(n, setup.pairs, np.column_stack([wi[:, c], wj[:, c]]), setup.anchor)
+        wins = np.column_stack([wi[:, c], wj[:, c]])
+        states = limit_states(n, setup.pairs, wins, largest_strong_member(n, setup.pairs, wins))
         groups.setdefault(states.tobytes(), (states, []))[1].append(c)
     n_limit = n_unconverged = 0
     for states, members in groups.values():
@@ -226,7 +236,6 @@ def default_workers() -> int:
 def bootstrap_board(
     board: BoardRows,
     theta_hat: np.ndarray,
-    anchor: int,
     *,
     n_rounds: int,
     rng: np.random.Generator,
@@ -242,9 +251,7 @@ def bootstrap_board(
     board : BoardRows
         The board's rows (its finite maximum-likelihood estimate must exist).
     theta_hat : numpy.ndarray
-        The full-data estimate (warm start and preconditioner).
-    anchor : int
-        Index of the anchor model.
+        The full-data estimate (warm start and preconditioner; any gauge).
     n_rounds : int
         Number of bootstrap replicates.
     rng : numpy.random.Generator
@@ -262,7 +269,8 @@ def bootstrap_board(
     pairs = board.pairs.astype(np.intp)
     as_i, as_j = _winner_matrices(n, pairs)
     precond = preconditioner(theta_hat, pairs, pair_counts(board).wins)
-    setup = _FitSetup(theta_hat, pairs, anchor, precond, as_i, as_j, tol, max_iter)
+    theta_hat = center(theta_hat)
+    setup = _FitSetup(theta_hat, pairs, precond, as_i, as_j, tol, max_iter)
     sampler = MultinomialSampler(board.count, tables)
     sums = _RowSums(board)
     batch = int(min(max(_FIT_ELEMENTS // max(p, 1), 16), 1024))

@@ -10,7 +10,7 @@ Two graphs on the models matter (Zermelo 1929; Ford 1957):
   and pushing it further away always increases the likelihood.
 
 When the estimate does not exist, the supremum of the likelihood is still well defined as a
-limit: models in the anchor's strongly connected component keep the ratings fitted on their own
+limit: models in a reference strongly connected component keep the ratings fitted on their own
 votes, models that (transitively) beat that component go to ``+inf``, models it (transitively)
 beat go to ``-inf``, and models with no one-sided chain to it are undefined. The bootstrap uses
 this limit for the occasional resample where it happens (:func:`limit_states`).
@@ -32,6 +32,7 @@ __all__ = [
     "UNDEFINED",
     "check_identifiable",
     "comparison_components",
+    "largest_strong_member",
     "limit_states",
     "unbounded_models",
 ]
@@ -65,12 +66,23 @@ def _reachable(graph: csr_array, start: int) -> np.ndarray:
     return mask
 
 
-def unbounded_models(counts: PairCounts) -> dict[str, str]:
-    """Models outside the largest strongly connected part of the win graph, with reasons.
+def largest_strong_member(n: int, pairs: np.ndarray, wins: np.ndarray) -> int:
+    """Lowest-index model of the win graph's largest strongly connected part (ties: lowest index).
+
+    A reference that depends only on the votes, never on the anchor (the bootstrap uses it).
+    """
+    _n_comp, labels = connected_components(_win_graph(n, pairs, wins), directed=True, connection="strong")
+    sizes = np.bincount(labels)
+    return int(np.flatnonzero(sizes[labels] == sizes.max())[0])
+
+
+def unbounded_models(counts: PairCounts, keep_model: int | None = None) -> dict[str, str]:
+    """Models outside the kept strongly connected part of the win graph, with reasons.
 
     Returns an empty dict when the maximum-likelihood estimate exists. Otherwise the kept part is
-    the strongly connected component with the most models (then the most votes); every other
-    model is listed with why its rating is unbounded. The comparison graph is assumed connected.
+    the strongly connected component of ``keep_model`` (the board's anchor) when given, else the
+    one with the most models (then the most votes); every other model is listed with why its
+    rating is unbounded. The comparison graph is assumed connected.
     """
     n = counts.n_models
     wins = counts.wins
@@ -81,7 +93,10 @@ def unbounded_models(counts: PairCounts) -> dict[str, str]:
     totals = counts.model_totals()
     sizes = np.bincount(labels, minlength=n_comp)
     votes = np.bincount(labels, weights=totals["votes"], minlength=n_comp)
-    keep = max(range(n_comp), key=lambda c: (sizes[c], votes[c], -c))
+    if keep_model is not None:
+        keep = int(labels[keep_model])
+    else:
+        keep = max(range(n_comp), key=lambda c: (sizes[c], votes[c], -c))
     start = int(np.flatnonzero(labels == keep)[0])
     below = _reachable(graph, start)
     above = _reachable(csr_array(graph.T), start)
@@ -124,8 +139,8 @@ def check_identifiable(counts: PairCounts) -> None:
         raise UnboundedRatingError(reasons)
 
 
-def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, anchor: int) -> np.ndarray:
-    """Where each model's rating goes in the likelihood's supremum, relative to the anchor.
+def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, reference: int) -> np.ndarray:
+    """Where each model's rating goes in the likelihood's supremum, relative to model ``reference``.
 
     Parameters
     ----------
@@ -135,19 +150,20 @@ def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, anchor: int) -> np
         ``(P, 2)`` model pairs.
     wins : numpy.ndarray
         ``(P, 2)`` effective wins of each side (zero rows allowed).
-    anchor : int
-        Index of the anchor model.
+    reference : int
+        Index of the model whose strongly connected part stays finite (the bootstrap passes
+        :func:`largest_strong_member`, which does not depend on the anchor).
 
     Returns
     -------
     numpy.ndarray of int8
-        :data:`FINITE` for the anchor's strongly connected component, :data:`PLUS_INF` for models
+        :data:`FINITE` for the reference's strongly connected component, :data:`PLUS_INF` for models
         with a chain of wins onto it, :data:`MINUS_INF` for models it reaches by wins, and
         :data:`UNDEFINED` for the rest.
     """
     graph = _win_graph(n, pairs, wins)
-    below = _reachable(graph, anchor)
-    above = _reachable(csr_array(graph.T), anchor)
+    below = _reachable(graph, reference)
+    above = _reachable(csr_array(graph.T), reference)
     states = np.full(n, UNDEFINED, dtype=np.int8)
     states[below & ~above] = MINUS_INF
     states[above & ~below] = PLUS_INF

@@ -1,17 +1,23 @@
-"""Uncertainty: percentile and sandwich intervals, rank bounds, provisional flags.
+"""Uncertainty that does not depend on the anchor: display intervals, pairwise ranks, the sandwich.
 
-Every interval is for a model's rating *relative to the anchor* (the only thing the data pins
-down), so the anchor's own interval is a single point.
+Only rating *differences* are identified by the data, so the anchor is a choice of where to read 1000,
+not a fact. Everything here is computed on quantities the anchor cannot change:
 
-* Bootstrap percentile (default): the 2.5% and 97.5% quantiles of the replicates' ratings
-  (:mod:`ratings.bootstrap`). Replicates where a rating ran off to infinity count as infinite.
-* Sandwich (fast): a normal interval with the robust covariance ``A^-1 J A^-1``, where ``A`` is
-  the observed information (minus the Hessian) at the estimate and ``J`` the sum of outer
-  products of per-vote scores. Ties, which carry less information than wins, and cell weights
-  make ``J`` differ from ``A``; the sandwich accounts for both (Huber 1967; White 1980).
-
-Rank is ``1 + the number of models whose lower bound exceeds this model's upper bound``: the
-best rank the model could still hold given the intervals (several models can share a rank).
+* **Replicates** (bootstrap draws of the log-strengths, ``(R, n)``) live in the board's own gauge:
+  each replicate sums to zero (see :func:`center`). The anchor never enters them.
+* **Display intervals** are percentiles of the replicates after ONE shift per board, the point
+  estimate's anchor offset (:func:`display_offset`): ``rating = offset + 400/ln10 * theta``. So the
+  point ratings keep the methodology's scale (the anchor reads 1000), every model including the
+  anchor has an interval of positive width, and changing the anchor moves every endpoint of the
+  board by the same constant. (The old rule shifted each replicate so the anchor read exactly 1000,
+  which gave the anchor a zero-width interval and put its sampling error into everyone else's.)
+* **Ranks** come from pairwise differences: model ``j`` is *above* model ``i`` when the interval of
+  ``theta_j - theta_i`` (same replicates, or the sandwich covariance) lies above zero
+  (:func:`pairwise_above`, :func:`pairwise_above_normal`); a model's rank is ``1 +`` the number of
+  models above it (:func:`ranks_from_above`), so several models can share a rank.
+* **Sandwich** (fast): the robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths, where
+  ``A`` is the observed information at the estimate and ``J`` the sum of outer products of per-vote
+  scores; ties and cell weights make ``J`` differ from ``A`` (Huber 1967; White 1980).
 """
 
 from __future__ import annotations
@@ -21,14 +27,23 @@ from scipy.special import expit, ndtri
 
 from ratings.newton import laplacians, sum_zero_inverse
 from ratings.pairs import PairCounts
+from ratings.scale import DEFAULT_ANCHOR_RATING, ELO_PER_NAT
 
 __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_MIN_VOTES",
+    "center",
+    "difference_variances",
+    "display_offset",
+    "normal_quantile",
+    "pairwise_above",
+    "pairwise_above_normal",
     "percentile_intervals",
     "provisional_models",
-    "rank_from_intervals",
+    "ranks_from_above",
+    "replicate_intervals",
     "sandwich_covariance",
+    "sandwich_intervals",
     "sandwich_standard_errors",
 ]
 
@@ -39,6 +54,19 @@ DEFAULT_LEVEL = 0.95
 DEFAULT_MIN_VOTES = 300
 
 _HUGE = 1e300
+#: Differences computed at once by :func:`pairwise_above` (about 32 MB of float64).
+_PAIR_BLOCK = 1 << 22
+
+
+def center(theta: np.ndarray) -> np.ndarray:
+    """Log-strengths in the board's gauge: each row (the last axis) shifted to sum to zero."""
+    theta = np.asarray(theta, dtype=np.float64)
+    return theta - theta.mean(axis=-1, keepdims=True)
+
+
+def display_offset(theta_hat: np.ndarray, anchor: int, anchor_rating: float = DEFAULT_ANCHOR_RATING) -> float:
+    """The board's one shift: ``rating = offset + ELO_PER_NAT * center(theta)`` puts the anchor at ``anchor_rating``."""
+    return float(anchor_rating - ELO_PER_NAT * center(theta_hat)[anchor])
 
 
 def percentile_intervals(samples: np.ndarray, level: float = DEFAULT_LEVEL) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +92,8 @@ def percentile_intervals(samples: np.ndarray, level: float = DEFAULT_LEVEL) -> t
     high = np.full(x.shape[1], np.nan)
     has = ~np.all(np.isnan(x), axis=0)
     if has.any():
-        q = np.nanquantile(x[:, has], [tail, 1.0 - tail], axis=0)
+        quantile = np.nanquantile if np.isnan(x[:, has]).any() else np.quantile
+        q = quantile(x[:, has], [tail, 1.0 - tail], axis=0)
         low[has], high[has] = q[0], q[1]
 
     def back(v: np.ndarray) -> np.ndarray:
@@ -73,8 +102,92 @@ def percentile_intervals(samples: np.ndarray, level: float = DEFAULT_LEVEL) -> t
     return back(low), back(high)
 
 
+def replicate_intervals(
+    replicates: np.ndarray, offset: float, level: float = DEFAULT_LEVEL
+) -> tuple[np.ndarray, np.ndarray]:
+    """Display intervals (Elo-like) from ``(R, n)`` sum-zero replicates and the board's one ``offset``."""
+    return percentile_intervals(offset + ELO_PER_NAT * np.asarray(replicates, dtype=np.float64), level)
+
+
+def pairwise_above(replicates: np.ndarray, level: float = DEFAULT_LEVEL) -> np.ndarray:
+    """``above[j, i]``: the percentile interval of ``theta_j - theta_i`` over the replicates lies above zero.
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        ``(R, n)`` log-strengths in any per-replicate gauge (differences do not see it); ``+-inf``
+        allowed, and a difference that is undefined in a replicate (``inf - inf``, ``nan``) is
+        left out of that pair's interval.
+    level : float
+        Coverage of the difference interval.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        ``(n, n)``, false on the diagonal; never true both ways.
+    """
+    x = np.asarray(replicates, dtype=np.float64)
+    rounds, n = x.shape
+    finite = bool(np.isfinite(x).all())
+    above = np.zeros((n, n), dtype=bool)
+    step = max(1, _PAIR_BLOCK // max(rounds * n, 1))
+    for s in range(0, n, step):
+        with np.errstate(invalid="ignore"):
+            d = x[:, :, None] - x[:, None, s : s + step]  # (R, n, c): theta_j - theta_i; inf - inf is nan
+        if not finite:  # keep the interpolation finite: an infinite difference as a huge number
+            d[np.isposinf(d)] = _HUGE
+            d[np.isneginf(d)] = -_HUGE
+        above[:, s : s + step] = _lower_quantile_positive(d, (1.0 - level) / 2.0, finite)
+    above[np.arange(n), np.arange(n)] = False
+    return above
+
+
+def _lower_quantile_positive(d: np.ndarray, tail: float, finite: bool = False) -> np.ndarray:
+    """Whether the ``tail`` quantile along axis 0 (linear interpolation, ``nan`` skipped) is above zero.
+
+    Same answer as ``numpy.nanquantile(d, tail, axis=0) > 0`` without sorting: with ``m`` defined values,
+    ``h = (m - 1) tail``, ``k = floor(h)`` and ``c`` values ``<= 0``, the quantile is above zero when
+    ``c <= k``, not when ``c >= k + 2``, and when ``c == k + 1`` (rare) it interpolates between the
+    largest non-positive value and the smallest positive one.
+    """
+    m = np.full(d.shape[1:], d.shape[0]) if finite else (~np.isnan(d)).sum(axis=0)
+    h = np.maximum(m - 1, 0) * tail
+    k = np.floor(h)
+    c = (d <= 0.0).sum(axis=0)  # nan compares false
+    out = (m > 0) & (c <= k)
+    edge = np.nonzero((m > 0) & (c == k + 1) & (h > k))
+    if len(edge[0]):
+        cols = d[(slice(None), *edge)]  # (R, E)
+        lo = np.where(cols <= 0.0, cols, -np.inf).max(axis=0)
+        hi = np.where(cols > 0.0, cols, np.inf).min(axis=0)
+        frac = (h - k)[edge]
+        with np.errstate(invalid="ignore"):
+            out[edge] = np.isfinite(hi) & (lo + frac * (hi - lo) > 0.0)
+    return out
+
+
+def difference_variances(cov: np.ndarray) -> np.ndarray:
+    """``var(theta_j - theta_i)`` for every pair, ``(n, n)``, from a covariance of the log-strengths."""
+    diag = np.diag(cov)
+    return np.maximum(diag[:, None] + diag[None, :] - 2.0 * cov, 0.0)
+
+
+def pairwise_above_normal(theta: np.ndarray, cov: np.ndarray, level: float = DEFAULT_LEVEL) -> np.ndarray:
+    """``above[j, i]``: the normal interval ``d -+ z se`` of ``d = theta_j - theta_i`` lies above zero."""
+    theta = np.asarray(theta, dtype=np.float64)
+    diff = theta[:, None] - theta[None, :]
+    above = diff - normal_quantile(level) * np.sqrt(difference_variances(cov)) > 0.0
+    above[np.arange(len(theta)), np.arange(len(theta))] = False
+    return above
+
+
+def ranks_from_above(above: np.ndarray) -> np.ndarray:
+    """Rank of each model: ``1 +`` the number of models above it (column sums of ``above``)."""
+    return 1 + np.asarray(above, dtype=bool).sum(axis=0)
+
+
 def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
-    """Robust covariance ``A^-1 J A^-1`` of the log-strengths (valid for contrasts).
+    """Robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths.
 
     Parameters
     ----------
@@ -86,7 +199,8 @@ def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        ``(n, n)`` covariance; use it for differences such as ``theta_k - theta_anchor``.
+        ``(n, n)`` covariance of ``center(theta)``; :func:`difference_variances` gives the
+        variance of any difference ``theta_j - theta_i``.
     """
     i, j = counts.pairs[:, 0], counts.pairs[:, 1]
     n = counts.n_models
@@ -100,24 +214,23 @@ def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
     return a_inv @ j_mat @ a_inv
 
 
-def sandwich_standard_errors(theta: np.ndarray, counts: PairCounts, anchor: int) -> np.ndarray:
-    """Standard errors of ``theta_k - theta_anchor`` (zero for the anchor)."""
-    cov = sandwich_covariance(theta, counts)
-    diag = np.diag(cov)
-    var = diag + diag[anchor] - 2.0 * cov[:, anchor]
-    return np.sqrt(np.maximum(var, 0.0))
+def sandwich_standard_errors(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
+    """Standard errors of the sum-zero log-strengths (every model, the anchor included, has one)."""
+    return np.sqrt(np.maximum(np.diag(sandwich_covariance(theta, counts)), 0.0))
+
+
+def sandwich_intervals(
+    theta: np.ndarray, cov: np.ndarray, offset: float, level: float = DEFAULT_LEVEL
+) -> tuple[np.ndarray, np.ndarray]:
+    """Normal display intervals ``offset + ELO_PER_NAT * (center(theta) -+ z se)``."""
+    mid = offset + ELO_PER_NAT * center(theta)
+    half = normal_quantile(level) * ELO_PER_NAT * np.sqrt(np.maximum(np.diag(cov), 0.0))
+    return mid - half, mid + half
 
 
 def normal_quantile(level: float) -> float:
     """Two-sided normal critical value (1.96 for 0.95)."""
     return float(ndtri(0.5 + level / 2.0))
-
-
-def rank_from_intervals(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """``1 + #{m : low_m > high_k}`` for every model ``k`` (an undefined upper bound counts as +inf)."""
-    lows = np.sort(np.asarray(low, dtype=np.float64)[~np.isnan(low)])
-    highs = np.where(np.isnan(high), np.inf, high)
-    return 1 + len(lows) - np.searchsorted(lows, highs, side="right")
 
 
 def provisional_models(votes: np.ndarray, min_votes: int = DEFAULT_MIN_VOTES) -> np.ndarray:

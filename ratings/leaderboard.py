@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from ratings.bt import BTFit
 from ratings.errors import RatingsError
 from ratings.pairs import PairCounts
@@ -17,7 +19,11 @@ IntervalMethod = Literal["bootstrap", "sandwich"]
 
 @dataclass(frozen=True)
 class BoardRow:
-    """One model on a board. ``rating``/``ci_*`` are Elo-like; counts are raw votes."""
+    """One model on a board. ``rating``/``ci_*`` are Elo-like; counts are raw votes.
+
+    ``rank`` is ``1 +`` the number of models in ``above``: those whose lead over this model is
+    significant (the interval of the rating difference lies above zero), strongest first.
+    """
 
     model: str
     rating: float
@@ -29,6 +35,7 @@ class BoardRow:
     losses: int
     ties: int
     provisional: bool
+    above: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,10 @@ class Board:
         Models left off because their rating is unbounded.
     notes : tuple of str
         Anything else worth telling a reader (bootstrap replicates at infinity, ...).
+    replicates : numpy.ndarray or None
+        Bootstrap replicates ``(R, n)`` of the log-strengths in ``counts.models`` order, each in
+        the sum-zero gauge (the anchor plays no part; see :mod:`ratings.intervals`); ``None`` for
+        the sandwich. ``ELO_PER_NAT * replicates`` are rating draws up to one constant per board.
     """
 
     key: BoardKey
@@ -78,6 +89,7 @@ class Board:
     min_votes: int
     excluded: tuple[Exclusion, ...]
     notes: tuple[str, ...]
+    replicates: np.ndarray | None = None
 
     @property
     def n_votes(self) -> int:

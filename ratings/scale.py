@@ -3,8 +3,9 @@
 With this factor a 400-point gap means 10:1 odds, as in chess Elo, and
 ``P(i beats j) = 1 / (1 + 10 ** ((R_j - R_i) / 400))``. The methodology anchors the overall board on
 FLUX.1 [schnell] and every use-case and capability board on FLUX.2 [dev]; both are configurable.
-Only differences are identified by the data, so every rating (and interval) is a rating *relative
-to the anchor*, and the anchor's own interval is the single point ``anchor_rating``.
+Only differences are identified by the data: the anchor fixes where the scale reads 1000 and nothing
+else. Intervals and ranks are computed so that the anchor cannot change them beyond one shift of the
+whole board (:mod:`ratings.intervals`); the anchor has an interval like every other model.
 """
 
 from __future__ import annotations

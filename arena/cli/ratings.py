@@ -70,8 +70,11 @@ def _one_modality(votes: rt.Votes, modality: str | None) -> rt.Votes:
     return votes
 
 
-def _number(x: float) -> float | None:
-    return x if math.isfinite(x) else None
+def _number(x: float) -> float | str | None:
+    """A JSON value for a number: unbounded ends keep their sign as "inf" / "-inf"; undefined is null."""
+    if math.isfinite(x):
+        return x
+    return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
 
 
 def _row_json(row: rt.BoardRow) -> dict[str, object]:
@@ -81,6 +84,7 @@ def _row_json(row: rt.BoardRow) -> dict[str, object]:
         "ci_low": _number(row.ci_low),
         "ci_high": _number(row.ci_high),
         "rank": row.rank,
+        "above": list(row.above),
         "votes": row.votes,
         "wins": row.wins,
         "losses": row.losses,
@@ -104,7 +108,7 @@ def _table(board: rt.Board) -> str:
         f"board {board.key}: anchor {board.anchor} = {board.anchor_rating:g}; "
         f"{board.level:.0%} intervals by {what}; {board.n_votes} votes, {len(board.rows)} models"
     )
-    cols = ["rank", "model", "rating", "ci_low", "ci_high", "votes", "wins", "losses", "ties", ""]
+    cols = ["rank", "model", "rating", "ci_low", "ci_high", "votes", "wins", "losses", "ties", "note"]
     body = [
         [
             str(r.rank),
@@ -132,6 +136,13 @@ def _table(board: rt.Board) -> str:
 
     lines = [header, "", line(cols), line(["-" * w for w in widths])]
     lines += [line(cells) for cells in body]
+    lines += [
+        "",
+        f"rank: 1 + the models whose lead is significant ({board.level:.0%} interval of the rating "
+        "difference above zero);",
+        "the anchor only sets where the scale reads its rating: another anchor shifts every number "
+        "by one constant and changes no rank",
+    ]
     if any(r.provisional for r in board.rows):
         lines += ["", f"provisional: fewer than {board.min_votes} votes on this board"]
     return "\n".join(lines)
@@ -149,6 +160,9 @@ def fit(
     ] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap rounds.", min=1)] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed (same data and seed, same digits).")] = 0,
+    level: Annotated[
+        float, typer.Option(help="Interval coverage, between 0 and 1 (ranks use the same level).")
+    ] = rt.DEFAULT_LEVEL,
     interval: Annotated[IntervalMethod, typer.Option(help="Interval method.")] = IntervalMethod.bootstrap,
     board: Annotated[str, typer.Option(help="overall, use_case=NAME or capability=NAME.")] = "overall",
     modality: Annotated[str | None, typer.Option(help="Modality to rate (required if several).")] = None,
@@ -164,7 +178,13 @@ def fit(
     strict: Annotated[
         bool, typer.Option(help="Fail on unbounded ratings instead of excluding those models.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list instead of a table.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help='Print a JSON list instead of a table (an unbounded interval end is "inf" or "-inf").',
+        ),
+    ] = False,
 ) -> None:
     """Fit a Bradley-Terry leaderboard from a battles file and print it."""
     try:
@@ -188,6 +208,7 @@ def fit(
             interval=interval.value,
             n_bootstrap=bootstrap,
             seed=seed,
+            level=level,
             min_votes=min_votes,
             unbounded="raise" if strict else "exclude",
         )

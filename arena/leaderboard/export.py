@@ -29,7 +29,9 @@ from prompts_taxonomy import Taxonomy
 
 __all__ = ["ExportReport", "fit_arguments", "write_export"]
 
-DEFAULT_LEVEL = 0.95
+#: Snapshot parameter naming how intervals and ranks were computed; boards without it were published by an
+#: older version that shifted every bootstrap replicate onto the anchor, which this version no longer does.
+UNCERTAINTY_KEY = "uncertainty"
 
 
 @dataclass
@@ -62,7 +64,15 @@ def fit_arguments(board: PublishedBoard) -> list[str]:
     ]
     if params["interval"] == "bootstrap":
         args += ["--bootstrap", str(int(params["n_bootstrap"]))]
-    args += ["--seed", str(int(params["seed"])), "--min-votes", str(int(params["min_votes"])), "--json"]
+    args += [
+        "--seed",
+        str(int(params["seed"])),
+        "--level",
+        repr(float(params.get("level", 0.95))),
+        "--min-votes",
+        str(int(params["min_votes"])),
+        "--json",
+    ]
     return args
 
 
@@ -123,9 +133,10 @@ def _modality(
             f"{modality}/{k}: published by an older snapshot run; not reproducible from this export"
         )
     for k, b in same_run.items():
-        if float(b.params.get("level", DEFAULT_LEVEL)) != DEFAULT_LEVEL:
+        if UNCERTAINTY_KEY not in b.params:
             report.notes.append(
-                f"{modality}/{k}: interval level {b.params['level']} (the fit command uses 0.95)"
+                f"{modality}/{k}: published before intervals and ranks stopped depending on the anchor; "
+                "the fit command reproduces its ratings, not its intervals and ranks"
             )
     votes = VoteSet.of(overall)
     rows = published_vote_rows(conn, votes)

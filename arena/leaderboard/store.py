@@ -43,7 +43,11 @@ def _number(value: Any) -> float | None:
 
 @dataclass(frozen=True)
 class BoardEntry:
-    """One model's published row on one board (intervals are None when unbounded)."""
+    """One model's published row on one board (intervals are None when unbounded).
+
+    ``above``: the models whose lead over this one is significant (its rank is 1 + their number); None on
+    boards published before ranks came from pairwise differences.
+    """
 
     model: str
     rating: float
@@ -55,6 +59,7 @@ class BoardEntry:
     losses: int
     ties: int
     provisional: bool
+    above: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +162,7 @@ def _board(record: Any) -> PublishedBoard:
             losses=int(r.get("losses", 0)),
             ties=int(r.get("ties", 0)),
             provisional=bool(r.get("provisional", False)),
+            above=tuple(str(m) for m in r["above"]) if r.get("above") is not None else None,
         )
         for r in record.rows or []
     )

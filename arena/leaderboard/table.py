@@ -1,8 +1,9 @@
 """The rows of a leaderboard view: a published board joined with model facts, prices and generation times.
 
-Modified endpoints are left out unless asked for. Ranks are re-read from the stored intervals among the rows
-shown (rank = 1 + the number of shown models whose lower bound is above this model's upper bound), so hiding
-modified endpoints never leaves gaps; with every row shown they equal the published ranks.
+Modified endpoints are left out unless asked for. Ranks are re-read among the rows shown: rank = 1 + the number
+of shown models whose lead over this one is significant (the published pairwise relation, `above`), so hiding
+modified endpoints never leaves gaps; with every row shown they equal the published ranks. Boards published
+before ranks came from pairwise differences have no `above`; for them the stored intervals are compared.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from arena.latency import LatencyStats
-from arena.leaderboard.store import ModelInfo, PublishedBoard
+from arena.leaderboard.store import BoardEntry, ModelInfo, PublishedBoard
 
 __all__ = ["SORT_KEYS", "LeaderboardRow", "SortKey", "build_rows", "sort_rows"]
 
@@ -44,6 +45,7 @@ class LeaderboardRow:
     rating: float
     ci_low: float | None
     ci_high: float | None
+    above: tuple[str, ...] | None  # shown models whose lead over this one is significant
     votes: int
     wins: int
     losses: int
@@ -69,10 +71,13 @@ class LeaderboardRow:
         return self.cohort == "legacy"
 
 
-def _ranks(intervals: list[tuple[float | None, float | None]]) -> list[int]:
-    """1 + the number of other rows whose lower bound is above this row's upper bound (unbounded ends open)."""
-    lows = sorted(low if low is not None else -math.inf for low, _high in intervals)
-    highs = [high if high is not None else math.inf for _low, high in intervals]
+def _ranks(entries: list[BoardEntry]) -> list[int]:
+    """1 + the number of shown rows above each row: the pairwise relation, or interval overlap on old boards."""
+    if all(e.above is not None for e in entries):
+        shown = {e.model for e in entries}
+        return [1 + sum(m in shown for m in e.above or ()) for e in entries]
+    lows = sorted(e.ci_low if e.ci_low is not None else -math.inf for e in entries)
+    highs = [e.ci_high if e.ci_high is not None else math.inf for e in entries]
     return [1 + len(lows) - bisect.bisect_right(lows, high) for high in highs]
 
 
@@ -90,7 +95,8 @@ def build_rows(
         if include_modified
         or (models[e.model].endpoint_kind if e.model in models else "standard") != "modified"
     ]
-    ranks = _ranks([(e.ci_low, e.ci_high) for e in shown])
+    ranks = _ranks(shown)
+    names = {e.model for e in shown}
     rows: list[LeaderboardRow] = []
     for entry, rank in zip(shown, ranks, strict=True):
         info = models.get(entry.model)
@@ -105,6 +111,7 @@ def build_rows(
                 rating=entry.rating,
                 ci_low=entry.ci_low,
                 ci_high=entry.ci_high,
+                above=None if entry.above is None else tuple(m for m in entry.above if m in names),
                 votes=entry.votes,
                 wins=entry.wins,
                 losses=entry.losses,

@@ -45,6 +45,7 @@ CSV_COLUMNS = [
     "rating",
     "ci_low",
     "ci_high",
+    "above",
     "votes",
     "wins",
     "losses",
@@ -86,6 +87,7 @@ def leaderboard_out(view: BoardView, include_modified: bool) -> LeaderboardOut:
             rating=r.rating,
             ci_low=r.ci_low,
             ci_high=r.ci_high,
+            above=list(r.above) if r.above is not None else None,
             votes=r.votes,
             wins=r.wins,
             losses=r.losses,
@@ -169,7 +171,9 @@ def leaderboard_csv(
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in data.rows:
-        writer.writerow(row.model_dump())
+        record = row.model_dump()
+        record["above"] = "" if row.above is None else ";".join(row.above)  # slugs, ';'-separated
+        writer.writerow(record)
     name = f"leaderboard-{modality}-{board.replace('=', '-')}.csv"
     return Response(
         out.getvalue(),
@@ -202,6 +206,7 @@ def model_out(detail: ModelDetail) -> ModelOut:
                 ci_low=s.entry.ci_low,
                 ci_high=s.entry.ci_high,
                 rank=s.entry.rank,
+                above=list(s.entry.above) if s.entry.above is not None else None,
                 models_on_board=s.models_on_board,
                 votes=s.entry.votes,
                 wins=s.entry.wins,

@@ -78,12 +78,11 @@ def row_texts(rows: list[LeaderboardRow], *, anchor: str | None, min_votes: obje
             f'data-time="{_value(r.median_s)}" data-kind="{escape(r.endpoint_kind)}" '
             f'data-release="{escape(_value(r.release_date))}"'
         )
+        low = f"{r.ci_low:.1f}" if r.ci_low is not None else "-inf"
+        high = f"{r.ci_high:.1f}" if r.ci_high is not None else "inf"
+        interval, title = FMT.interval(r.rating, r.ci_low, r.ci_high), f"{low} to {high}"
         if r.model == anchor:
-            interval, title = "anchor", f"The anchor reads {FMT.rating(r.rating)} by construction"
-        else:
-            low = f"{r.ci_low:.1f}" if r.ci_low is not None else "-inf"
-            high = f"{r.ci_high:.1f}" if r.ci_high is not None else "inf"
-            interval, title = FMT.interval(r.rating, r.ci_low, r.ci_high), f"{low} to {high}"
+            title += f" (the anchor: it reads {FMT.rating(r.rating)} by construction, not by certainty)"
         has_time = r.median_s is not None and r.p05_s is not None and r.p95_s is not None
         out.append(
             RowText(

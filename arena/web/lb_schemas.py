@@ -26,15 +26,23 @@ class LeaderboardRowOut(BaseModel):
     """One model on a board."""
 
     rank: int = Field(
-        description="1 + the number of listed models whose lower bound is above this upper bound."
+        description="1 + the number of listed models in `above` (whose lead over this model is significant)."
     )
     published_rank: int = Field(description="The rank among every model of the published board.")
     model: str
     display_name: str
     organization: str
     rating: float
-    ci_low: float | None = Field(description="Lower end of the interval (null when unbounded).")
+    ci_low: float | None = Field(
+        description="Lower end of the interval (null when unbounded). Intervals are bootstrap replicates "
+        "shifted by one constant per board, so the anchor has one too and another anchor moves every end "
+        "by the same amount."
+    )
     ci_high: float | None
+    above: list[str] | None = Field(
+        description="Listed models whose lead over this one is significant: the interval of the rating "
+        "difference lies above zero (null on boards published before ranks came from differences)."
+    )
     votes: int
     wins: int
     losses: int
@@ -72,7 +80,12 @@ class BoardStandingOut(BaseModel):
     rating: float
     ci_low: float | None
     ci_high: float | None
-    rank: int
+    rank: int = Field(
+        description="1 + the number of models on the board whose lead over this one is significant."
+    )
+    above: list[str] | None = Field(
+        description="Those models (null on boards published before pairwise ranks)."
+    )
     models_on_board: int
     votes: int
     wins: int

@@ -35,11 +35,21 @@ router.include_router(model_page.router)
 router.include_router(methodology.router)
 
 COLUMNS = [
-    ("rank", "Rank", "Rank from interval overlap: 1 + the number of models whose whole interval is above."),
+    (
+        "rank",
+        "Rank",
+        "1 + the number of listed models whose lead over this one is significant "
+        "(the 95% interval of the rating difference is above zero).",
+    ),
     ("model", "Model", ""),
     ("organization", "Organization", ""),
     ("rating", "Rating", "Bradley-Terry rating on an Elo-like scale; the anchor model reads 1000."),
-    (None, "95% interval", "Bootstrap percentile interval around the rating."),
+    (
+        None,
+        "95% interval",
+        "Bootstrap percentile interval; the anchor has one too, and another anchor would shift all of them "
+        "by one constant.",
+    ),
     ("votes", "Votes", "Votes this model took part in on this board."),
     ("price", "Price / 1k images", "Provider price per image in USD x 1,000."),
     ("time", "Generation time", "Median over the last 14 days (p05-p95 below)."),

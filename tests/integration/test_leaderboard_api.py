@@ -66,6 +66,11 @@ def test_the_api_publishes_the_stored_board_digits_and_hides_modified_endpoints(
             want["votes"],
         )
         assert row["wins"] + row["losses"] + row["ties"] == row["votes"]
+        shown = {r["model"] for r in data["rows"]}  # ranks re-read among the listed models only
+        assert row["above"] == [m for m in want["above"] if m in shown]
+        assert row["rank"] == 1 + len(row["above"])
+    anchor = published["lb-meridian"]
+    assert anchor["ci_low"] < anchor["rating"] == 1000.0 < anchor["ci_high"]
     ratings = [r["rating"] for r in data["rows"]]
     assert ratings == sorted(ratings, reverse=True)
 
@@ -104,6 +109,7 @@ def test_every_published_board_downloads_as_csv(api, lb):
         assert {r["model"] for r in rows} == set(stored)
         for r in rows:
             assert float(r["rating"]) == stored[r["model"]]["rating"]
+            assert (r["above"].split(";") if r["above"] else []) == stored[r["model"]]["above"]
 
 
 def test_a_model_api_gives_every_board_opponents_cells_timing_and_examples(api, lb):

@@ -16,7 +16,19 @@ from arena.snapshots import kept_votes_query
 from tests.conftest import BACKENDS
 from tests.support.leaderboard_world import OLD_METHODOLOGY, LeaderboardWorld, shared_world
 
-ROW_KEYS = ("model", "rating", "ci_low", "ci_high", "rank", "votes", "wins", "losses", "ties", "provisional")
+ROW_KEYS = (
+    "model",
+    "rating",
+    "ci_low",
+    "ci_high",
+    "rank",
+    "above",
+    "votes",
+    "wins",
+    "losses",
+    "ties",
+    "provisional",
+)
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -47,11 +59,12 @@ def _published(lb: LeaderboardWorld) -> dict[tuple[str, str], list[dict]]:
     return {(r.modality, r.board): r.rows for r in rows}
 
 
-def _non_finite_as_null(row: dict) -> dict:
+def _published_as_fit_json(row: dict) -> dict:
+    """A stored row as `ratings fit --json` prints it: snapshots store an unbounded end as null, the fit as
+    "inf" / "-inf" (its sign); no stored end is null for another reason, so the sign is read off the rating."""
     out = {k: row[k] for k in ROW_KEYS}
-    for k in ("ci_low", "ci_high"):
-        if out[k] is not None and abs(out[k]) == float("inf"):
-            out[k] = None
+    out["ci_low"] = "-inf" if out["ci_low"] is None else out["ci_low"]
+    out["ci_high"] = "inf" if out["ci_high"] is None else out["ci_high"]
     return out
 
 
@@ -67,7 +80,10 @@ def test_fitting_the_export_reproduces_every_published_board_to_the_digit(lb, ex
             )
             assert result.exit_code == 0, (modality, board, result.output)
             rows = json.loads(result.stdout)
-            assert rows == [_non_finite_as_null(r) for r in published[(modality, board)]], (modality, board)
+            want = [_published_as_fit_json(r) for r in published[(modality, board)]]
+            assert rows == want, (modality, board)
+            anchor = next(r for r in rows if r["model"] == entry["params"]["anchor"])
+            assert float(anchor["ci_high"]) - float(anchor["ci_low"]) > 0  # no pinned anchor any more
             fitted += 1
     assert fitted == len(published) >= 6
 

@@ -81,6 +81,9 @@ def test_the_leaderboard_shows_every_column_and_hides_modified_endpoints_by_defa
     )
     assert re.fullmatch(r"\+\d+ / −\d+", aurora[3]) and re.fullmatch(r"\d\.\d s \d\.\d–\d\.\d s", aurora[6])
     assert _cells(html, "lb-fossil")[5] == "–" and _cells(html, "lb-fossil")[8] == "–"
+    # the anchor has a real interval like every other model
+    assert re.fullmatch(r"\+\d+ / −\d+", _cells(html, "lb-meridian")[3])
+    assert "by construction, not by certainty" in _row(html, "lb-meridian")
     assert "Legacy" in _row(html, "lb-relic") and "Legacy" not in _row(html, "lb-aurora")
     # the snapshot time and vote count, with a link to how they are computed
     assert "snapshot of" in html and "2026-11-20 12:00 UTC" in html and 'href="/methodology"' in html
@@ -192,6 +195,14 @@ def test_the_methodology_page_states_the_parameters_in_force(web):
     assert "Provisional below" in html and "40 votes" in html
     assert "Relic (test)" in html.split("Legacy cohort", 1)[1][:200]
     assert "arena ratings fit" in html and "arena export" in html
+    assert 'id="intervals"' in html and "shifted by <em>one</em> constant per board" in html
+    assert "Another anchor changes no rank" in html
+
+
+def test_the_anchors_model_page_shows_its_interval(web):
+    html = web.get("/models/lb-meridian").text
+    row = html.split("Ratings on every board", 1)[1].split("</tr>", 2)[1]
+    assert re.search(r"\+\d+ / −\d+", row) and "(anchor)" in row
 
 
 @pytest.mark.parametrize(

@@ -140,3 +140,35 @@ def test_after_a_snapshot_matchmaking_follows_a_vote_plan_from_its_ratings_and_t
     assert pool.plan == pytest.approx(plan_votes(ratings, cast, 300))
     assert set(pool.plan) == {pair_key(a, b) for a in TRUTH for b in TRUTH if a < b}
     assert sum(pool.plan.values()) == pytest.approx(1.0)
+
+
+def test_snapshots_with_another_anchor_keep_every_rank_and_shift_each_board_by_one_constant(settings, world):
+    base = settings.model_copy(update={"demo_mode": True, "bootstrap_rounds": 100})
+    _votes(base, world, n=300)
+    for anchor in ("model-0", "model-2"):
+        moved = base.model_copy(update={"overall_anchor": anchor, "slice_anchor": anchor})
+        take_snapshot(world, moved, modality="text_to_image", seed=2, refilter=False)
+    with Session(world) as s:
+        snaps = s.exec(select(RatingSnapshot).order_by(RatingSnapshot.id)).all()
+    by_anchor: dict[str, dict[str, RatingSnapshot]] = {}
+    for snap in snaps:
+        by_anchor.setdefault(snap.params["anchor"], {})[snap.board] = snap
+    first, second = by_anchor["model-0"], by_anchor["model-2"]
+    assert set(first) == set(second) and len(first) >= 3
+    for key, snap in first.items():
+        assert snap.params["uncertainty"] == "one-shift-intervals+pairwise-ranks"
+        one = {r["model"]: r for r in snap.rows}
+        two = {r["model"]: r for r in second[key].rows}
+        shift = two["model-0"]["rating"] - one["model-0"]["rating"]
+        for model, r in one.items():
+            assert (two[model]["rank"], two[model]["above"]) == (r["rank"], r["above"]), (key, model)
+            assert r["rank"] == 1 + len(r["above"])
+            for end in ("ci_low", "ci_high"):
+                if r[end] is None:
+                    assert two[model][end] is None
+                else:
+                    assert two[model][end] - r[end] == pytest.approx(shift, abs=1e-9), (key, model, end)
+        assert one["model-0"]["ci_high"] - one["model-0"]["ci_low"] > 1.0  # the anchor has a real interval
+        assert two["model-2"]["ci_high"] - two["model-2"]["ci_low"] > 1.0
+    pool = PoolCache(world).load("text_to_image")
+    assert pool.standings["model-2"].half_width > 0.5  # matchmaking sees the anchor's uncertainty too

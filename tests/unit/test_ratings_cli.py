@@ -55,11 +55,15 @@ def test_fit_prints_an_aligned_table_with_one_decimal(battles_file):
         "wins",
         "losses",
         "ties",
+        "note",
     ]
     anchor_line = next(line for line in lines if "flux-1-schnell" in line and not line.startswith("board"))
-    assert "1000.0  1000.0   1000.0" in anchor_line
-    body = lines[lines.index(header) + 2 :]
+    rating, low, high = (float(x) for x in anchor_line.split()[2:5])
+    assert rating == 1000.0 and low < 1000.0 < high  # the anchor has a real interval
+    start = lines.index(header) + 2
+    body = lines[start : lines.index("", start)]
     assert len(body) == 4 and len({len(line.split("  ")[0]) for line in body}) == 1
+    assert any(line.startswith("rank: 1 + the models whose lead is significant") for line in lines)
 
 
 def test_json_output_is_a_list_of_rows_with_unrounded_numbers(battles_file):
@@ -84,7 +88,8 @@ def test_battles_can_come_from_stdin_and_the_anchor_takes_a_rating(battles_file)
     )
     assert result.exit_code == 0, result.stderr
     rows = {r["model"]: r for r in json.loads(result.stdout)}
-    assert rows["imagen-4"]["rating"] == 1500.0 == rows["imagen-4"]["ci_low"]
+    assert rows["imagen-4"]["rating"] == 1500.0
+    assert rows["imagen-4"]["ci_low"] < 1500.0 < rows["imagen-4"]["ci_high"]
 
 
 def test_slice_boards_default_to_the_slice_anchor(battles_file):
@@ -180,3 +185,48 @@ def test_cohort_options_filter_votes(tmp_path):
     rows = {r["model"]: r for r in json.loads(result.stdout)}
     assert rows["imagen-4"]["votes"] < 400
     assert _run("--battles", str(path), "--current-model", "x").exit_code == 2
+
+
+def _rare_model_battles(tmp_path: Path) -> Path:
+    """A model with 7 wins and 1 loss: some bootstrap replicates lose its loss, so its upper end is +inf."""
+    pairs = [("flux-1-schnell", "b", "model_a"), ("b", "flux-1-schnell", "model_a")] * 150
+    pairs += [("flux-1-schnell", "b", "model_b"), ("b", "flux-1-schnell", "model_b")] * 150
+    pairs += [("rare", "flux-1-schnell", "model_a")] * 7 + [("b", "rare", "model_a")]
+    path = tmp_path / "rare.jsonl"
+    path.write_text(
+        "".join(json.dumps({"model_a": a, "model_b": b, "winner": w}) + "\n" for a, b, w in pairs),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_json_keeps_the_sign_of_an_unbounded_interval_end_and_lists_the_models_above(tmp_path):
+    result = _run("--battles", str(_rare_model_battles(tmp_path)), "--json", "--bootstrap", "300")
+    assert result.exit_code == 0, result.stderr
+    rows = {r["model"]: r for r in json.loads(result.stdout)}
+    assert rows["rare"]["ci_high"] == "inf" and isinstance(rows["rare"]["ci_low"], float)
+    assert float(rows["rare"]["ci_high"]) == float("inf")
+    for row in rows.values():
+        assert row["rank"] == 1 + len(row["above"]) and set(row["above"]) <= set(rows) - {row["model"]}
+    table = _run("--battles", str(_rare_model_battles(tmp_path)), "--bootstrap", "300").stdout
+    rare_line = next(line for line in table.splitlines() if line.split()[1:2] == ["rare"])
+    assert rare_line.split()[4] == "inf" and "provisional" in rare_line
+
+
+def test_level_sets_the_interval_coverage_and_a_bad_level_is_a_one_line_error(battles_file):
+    wide = {
+        r["model"]: r
+        for r in json.loads(
+            _run("--battles", str(battles_file), "--json", "--interval", "sandwich", "--level", "0.99").stdout
+        )
+    }
+    narrow = {
+        r["model"]: r
+        for r in json.loads(
+            _run("--battles", str(battles_file), "--json", "--interval", "sandwich", "--level", "0.5").stdout
+        )
+    }
+    for model, row in wide.items():
+        assert row["ci_high"] - row["ci_low"] > narrow[model]["ci_high"] - narrow[model]["ci_low"]
+    bad = _run("--battles", str(battles_file), "--level", "1.5")
+    assert bad.exit_code == 2 and bad.stderr.startswith("error: level must be between 0 and 1")

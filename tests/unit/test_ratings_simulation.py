@@ -1,8 +1,10 @@
 """Simulations with known truth: interval coverage and consistency of the ranking.
 
-"True rating" here is what the data can identify: each model's rating relative to the anchor,
-``1000 + 400/ln(10) * (theta_k - theta_anchor)``. The anchor itself is exact by construction, so
-coverage is pooled over the non-anchor models of many independently simulated leaderboards.
+An interval's target is what the data can identify without choosing an anchor: each model's
+log-strength in the sum-zero gauge, ``400/ln(10) * (theta_k - mean(theta))``. The display interval
+is that interval plus the board's one offset, so subtracting the offset recovers it. Coverage is
+pooled over every model (the anchor included) of many independently simulated leaderboards, and the
+pairwise ranks are checked for wrong claims ("j above i" when truly j < i).
 """
 
 from __future__ import annotations
@@ -10,29 +12,43 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import kendalltau
 
-from ratings import ELO_PER_NAT, fit_bradley_terry, pair_counts, percentile_intervals, simulate_votes
+from ratings import (
+    ELO_PER_NAT,
+    center,
+    display_offset,
+    fit_bradley_terry,
+    pair_counts,
+    pairwise_above,
+    replicate_intervals,
+    simulate_votes,
+)
 from ratings.aggregate import aggregate_votes, board_rows
 from ratings.bootstrap import bootstrap_board
 
 MODELS = tuple(f"m{k}" for k in range(8))
 
 
-def test_bootstrap_95_percent_intervals_cover_the_true_anchor_relative_ratings():
+def test_bootstrap_95_percent_intervals_cover_the_true_centred_ratings_and_ranks_rarely_lie():
     rng = np.random.default_rng(2024)
-    covered = trials = 0
+    covered = trials = wrong = claims = 0
     for board in range(200):
         truth = rng.normal(0.0, 0.6, len(MODELS))
         a, b, o = simulate_votes(truth, 3000, rng)
         rows = board_rows(aggregate_votes(a, b, o, models=MODELS))
         fit = fit_bradley_terry(pair_counts(rows))
-        boot = bootstrap_board(rows, fit.theta, 0, n_rounds=200, rng=np.random.default_rng(board))
-        low, high = percentile_intervals(1000 + ELO_PER_NAT * boot.theta)
-        true_rating = 1000 + ELO_PER_NAT * (truth - truth[0])
-        inside = (low <= true_rating) & (true_rating <= high)
-        covered += int(inside[1:].sum())
-        trials += len(MODELS) - 1
+        boot = bootstrap_board(rows, fit.theta, n_rounds=200, rng=np.random.default_rng(board))
+        offset = display_offset(fit.theta, 0, 1000.0)
+        low, high = replicate_intervals(boot.theta, offset)
+        target = offset + ELO_PER_NAT * center(truth)
+        inside = (low <= target) & (target <= high)
+        covered += int(inside.sum())
+        trials += len(MODELS)
+        above = pairwise_above(boot.theta)
+        claims += int(above.sum())
+        wrong += int((above & (truth[:, None] < truth[None, :])).sum())
     coverage = covered / trials
     assert 0.93 <= coverage <= 0.97, coverage
+    assert claims > 1000 and wrong / claims < 0.025, (wrong, claims)
 
 
 def test_kendall_tau_to_the_truth_improves_as_votes_grow():
