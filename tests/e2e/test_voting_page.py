@@ -74,7 +74,7 @@ def test_editing_tab_shows_the_reference_image_and_the_instruction(page, live_wo
     page.wait_for_selector("#side-reference:not([hidden])", timeout=20_000)
     _ready(page, frozen)
     assert page.locator("#img-reference").evaluate("img => img.naturalWidth") == 1024
-    assert page.locator("#prompt-label").inner_text() == "Edit instruction"
+    assert page.locator("#prompt-label").text_content() == "Edit instruction"
     assert "edited the reference image" in page.locator("#lede").inner_text()
     assert "Unchanged parts" in page.locator("#hints").inner_text()
     ref = page.locator("#side-reference").bounding_box()
