@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from sqlalchemy.exc import OperationalError
@@ -114,12 +114,18 @@ def serve(
     ] = 1,
 ) -> None:
     """Run the web app (arena page, leaderboard, JSON API) with uvicorn, and the scheduler unless disabled."""
+    settings = load_settings()
+    run_server(None, settings, host, port, workers=workers)
+
+
+def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, workers: int = 1) -> None:
+    """Serve `app_` (None: `create_app(settings)`) with uvicorn, with the in-process scheduler unless
+    ARENA_SCHEDULER_ENABLED is false; several workers each build their app from the same environment."""
     import uvicorn
 
     from arena.serving import uvicorn_options
     from arena.web.nodelay import HTTP_PROTOCOL
 
-    settings = load_settings()
     # host, port, log level, JSON log config, and proxy headers believed only from ARENA_TRUSTED_PROXIES
     bind = uvicorn_options(settings, host=host, port=port)
     service = None
@@ -131,9 +137,11 @@ def serve(
         if workers > 1:  # each worker imports the factory and builds its app from the same environment
             uvicorn.run("arena.web.asgi:create", factory=True, workers=workers, http=HTTP_PROTOCOL, **bind)
         else:
-            from arena.app import create_app
+            if app_ is None:
+                from arena.app import create_app
 
-            uvicorn.run(create_app(settings), http=HTTP_PROTOCOL, **bind)
+                app_ = create_app(settings)
+            uvicorn.run(app_, http=HTTP_PROTOCOL, **bind)
     finally:
         if service is not None:
             service.stop()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel
 
 from arena.db.migrate import current_revision
+from arena.matchmaking import WINDOW, window_cap
 from arena.pool import coverage
 from arena.voting.pool import SHARE_WINDOW
+from arena.voting.service import served_pairs
 from arena.web.deps import SessionDep, TaxonomyDep
 from arena.web.operator_auth import OperatorReadDep
 
@@ -95,6 +98,7 @@ def sampling_audit(
         "window": SHARE_WINDOW,
         "max_share": settings.max_model_share,
         "new_model_half_width": settings.new_model_half_width,
+        "pairs": _pair_audit(request, modality, pool.plan, len(pool.models)),
         "models": [
             {
                 "model": slug,
@@ -108,5 +112,33 @@ def sampling_audit(
                 ),
             }
             for slug in sorted(pool.models)
+        ],
+    }
+
+
+def _pair_audit(request: Request, modality: str, plan: dict, n_models: int) -> dict[str, Any]:
+    """Realised pair shares of the last WINDOW and SHARE_WINDOW matchups next to the planned shares, and the
+    window cap each pair is held to (arena.matchmaking's variety rules)."""
+    with request.app.state.engine.connect() as conn:
+        recent = served_pairs(conn, modality, SHARE_WINDOW)
+    n_pairs = n_models * (n_models - 1) // 2
+    last = Counter(recent[:WINDOW])
+    longer = Counter(recent)
+    pairs = sorted(set(plan) | set(longer))
+    return {
+        "window": WINDOW,
+        "window_cap": window_cap(n_pairs),
+        "uniform_share": round(1 / n_pairs, 4) if n_pairs else None,
+        "served_in_window": min(len(recent), WINDOW),
+        "served_in_long_window": len(recent),
+        "rows": [
+            {
+                "pair": list(pair),
+                "planned_share": round(plan.get(pair, 0.0), 4),
+                "realised_share": round(last[pair] / max(1, min(len(recent), WINDOW)), 4),
+                "realised_share_long": round(longer[pair] / max(1, len(recent)), 4),
+                "in_window": last[pair],
+            }
+            for pair in pairs
         ],
     }
