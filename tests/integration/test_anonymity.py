@@ -6,6 +6,7 @@ served image has the same length and size). Model-page images come only from ret
 import hashlib
 import io
 from collections import Counter
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -22,7 +23,7 @@ def harvester(live_world):
         yield client
 
 
-def test_a_harvesting_client_labels_nothing_and_sizes_say_nothing(harvester, settings):
+def test_a_harvesting_client_labels_nothing_and_sizes_say_nothing(harvester, settings, frozen):
     labels: dict[str, str] = {}  # sha256 of served bytes -> model, learnt from reveals
     labelled = seen = 0
     sizes: list[tuple[int, tuple[int, int], str]] = []
@@ -37,6 +38,9 @@ def test_a_harvesting_client_labels_nothing_and_sizes_say_nothing(harvester, set
         seen += 2
         labelled += sum(h in labels for h in hashes.values())
         nonce = proof.solve(m["challenge"], m["difficulty"])
+        frozen.advance(
+            timedelta(seconds=settings.min_vote_seconds + 1)
+        )  # counted votes reveal; early ones do not
         vote = harvester.post("/api/v1/votes", json={"matchup_id": m["id"], "choice": "tie", "nonce": nonce})
         if vote.status_code != 200:
             continue
