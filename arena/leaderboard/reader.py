@@ -140,11 +140,13 @@ class LeaderboardReader:
         include_modified: bool = False,
         sort: str = "rank",
         descending: bool = False,
+        at: datetime | None = None,
     ) -> BoardView:
-        """The rows of `board` (a key from `board_keys`) and the latest snapshot of every board."""
+        """The rows of `board` (a key from `board_keys`) and the latest snapshot of every board (the last one
+        taken at or before `at`, when given)."""
         keys = board_keys(self.taxonomy)
         with self.engine.connect() as conn:
-            boards = self.snapshots.boards(conn, modality, keys)
+            boards = self.snapshots.boards(conn, modality, keys, at)
             models = load_models(conn)
         published = boards.get(board)
         rows: list[LeaderboardRow] = []

@@ -59,6 +59,10 @@ class LeaderboardRow:
     endpoint_kind: str
     cohort: str
     release_date: str | None
+    p_best: float | None = None  # published certainty figures, over every model on the board
+    p_top3: float | None = None
+    settled_below: bool | None = None
+    votes_to_settle: float | None = None
 
     @property
     def modified(self) -> bool:
@@ -125,6 +129,10 @@ def build_rows(
                 endpoint_kind=info.endpoint_kind if info else "standard",
                 cohort=info.cohort if info else "current",
                 release_date=info.release_date if info else None,
+                p_best=entry.p_best,
+                p_top3=entry.p_top3,
+                settled_below=entry.settled_below,
+                votes_to_settle=entry.votes_to_settle,
             )
         )
     return rows

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
-from arena.web import lb_api, methodology, model_page
+from arena.web import compare, lb_api, methodology, model_page
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
 from arena.web.lb_common import (
@@ -33,6 +33,7 @@ router = APIRouter(tags=["leaderboard"])
 router.include_router(lb_api.router)
 router.include_router(model_page.router)
 router.include_router(methodology.router)
+router.include_router(compare.router)
 
 COLUMNS = [
     (
@@ -55,6 +56,12 @@ COLUMNS = [
     ("time", "Generation time", "Median over the last 14 days (p05-p95 below)."),
     ("kind", "Endpoint", "Standard: the native model; modified: distilled, quantized or otherwise altered."),
     ("release", "Released", ""),
+    (
+        None,
+        "P(best)",
+        "Share of the bootstrap replicates in which this model is the best, and in the top 3 (methodology: "
+        "certainty).",
+    ),
 ]
 DESCENDING_FIRST = {"rating", "votes", "release"}
 

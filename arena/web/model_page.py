@@ -12,6 +12,7 @@ from arena.media import SERVED_MEDIA_TYPE, normalize_image
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import cell_heatmap, model_charts
 from arena.web.lb_common import FMT, ReaderDep, cached_page, page_not_found
+from arena.web.lb_rows import percent, settle_text
 from prompts_taxonomy import Taxonomy
 
 router = APIRouter(tags=["leaderboard"])
@@ -32,6 +33,8 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
     context = {
         "d": detail,
         "fmt": FMT,
+        "pct": percent,
+        "settle": settle_text,
         "taxonomy": taxonomy,
         "modality_name": (
             taxonomy.label("modality", detail.info.modality).name

@@ -1,0 +1,107 @@
+"""The reader's questions over real HTTP on both databases: certainty figures on the leaderboard, the model
+page and the API (stored with the snapshot), and the head-to-head page checked against a direct count of the
+published votes."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from arena.app import create_app
+from arena.leaderboard.published import VoteSet, published_vote_rows
+from arena.leaderboard.store import SnapshotCache
+from tests.conftest import BACKENDS, serve
+from tests.support.leaderboard_world import LeaderboardWorld, shared_world
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def lb(request: pytest.FixtureRequest) -> LeaderboardWorld:
+    """The published world on each backend."""
+    return shared_world(request, request.param)
+
+
+@pytest.fixture(scope="module")
+def web(lb: LeaderboardWorld) -> Iterator[httpx.Client]:
+    """A client of the app served over the world."""
+    app = create_app(lb.settings, engine=lb.engine, clock=lb.clock)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=20) as client:
+        yield client
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def test_certainty_is_stored_with_the_snapshot_and_shown_on_every_page(web):
+    rows = web.get("/api/v1/leaderboard", params={"include_modified": "true"}).json()["rows"]
+    assert math.isclose(sum(r["p_best"] for r in rows), 1.0, abs_tol=1e-9)
+    assert all(r["p_best"] <= r["p_top3"] <= 1.0 for r in rows)
+    assert math.isclose(sum(r["p_top3"] for r in rows), 3.0, abs_tol=1e-9)
+    by_rating = sorted(rows, key=lambda r: -r["rating"])
+    assert by_rating[-1]["settled_below"] is None
+    for upper, lower in itertools.pairwise(by_rating):
+        assert upper["settled_below"] == (upper["model"] in (lower["above"] or []))
+        assert (upper["votes_to_settle"] == 0) == upper["settled_below"]
+    html = web.get("/leaderboard").text
+    aurora = html.split('<tr data-model="lb-aurora"', 1)[1].split("</tr>", 1)[0]
+    cell = re.findall(r'<td class="num certainty" title="([^"]*)">(.*?)</td>', aurora, flags=re.S)[0]
+    p = next(r for r in rows if r["model"] == "lb-aurora")["p_best"]
+    shown = _text(cell[1]).split()[0]
+    assert shown in ({">99%", "100%"} if p > 0.995 else {f"{100 * p:.0f}%"})
+    assert "Against the next model down" in cell[0]
+    assert 'href="/methodology#certainty"' in html
+    model = web.get("/models/lb-aurora").text
+    assert "P(best)" in model and "top 3:" in model.split('id="boards-table"', 1)[1]
+    methodology = web.get("/methodology").text
+    assert 'id="certainty"' in methodology and "Votes to settle" in methodology
+    csv = web.get("/api/v1/leaderboard.csv").text.splitlines()[0].split(",")
+    assert csv[-4:] == ["p_best", "p_top3", "settled_below", "votes_to_settle"]
+
+
+def test_head_to_head_matches_a_direct_count_of_the_published_votes(web, lb):
+    a, b = "lb-aurora", "lb-meridian"
+    page = web.get("/compare", params={"a": a, "b": b})
+    assert page.status_code == 200
+    html = page.text
+    with lb.engine.connect() as conn:
+        overall = SnapshotCache().board(conn, "text_to_image", "overall")
+        rows = published_vote_rows(conn, VoteSet.of(overall))
+    pair = [r for r in rows if {r.model_a, r.model_b} == {a, b}]
+    wins = sum(
+        r.winner in ("model_a", "model_b") and (r.winner == "model_a") == (r.model_a == a) for r in pair
+    )
+    ties = sum(r.winner not in ("model_a", "model_b") for r in pair)
+    assert pair and _text(html.split('id="h2h-votes">', 1)[1].split("</dd>", 1)[0]) == f"{len(pair):,}"
+    rate = _text(html.split('id="h2h-rate">', 1)[1].split("</dd>", 1)[0])
+    assert rate.startswith(f"{100 * (wins + ties / 2) / len(pair):.0f}%")
+    low, high = (int(x) for x in re.findall(r"interval (\d+)%–(\d+)%", rate)[0])
+    assert low <= 100 * (wins + ties / 2) / len(pair) <= high
+    ra, rb = overall.entry(a).rating, overall.entry(b).rating
+    expected = 1 / (1 + 10 ** ((rb - ra) / 400))
+    assert _text(html.split('id="h2h-expected">', 1)[1].split("</dd>", 1)[0]).startswith(
+        f"{100 * expected:.0f}%"
+    )
+    # per use case: the counts add up to the pair's votes
+    table = html.split('id="h2h-use_case"', 1)[1].split("</table>", 1)[0]
+    counts = [int(c) for c in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+ / ', table)]
+    assert sum(counts) == len(pair)
+    # matchups each won, with images that exist; the winner is marked on each
+    assert "Aurora (test) won" in html and "Meridian (test) won" in html
+    images = re.findall(r'src="(/media/[^"]+)"', html)
+    assert images and all(web.get(src).status_code == 200 for src in images[:4])
+
+
+def test_head_to_head_answers_bad_requests_with_a_message(web):
+    same = web.get("/compare", params={"a": "lb-aurora", "b": "lb-aurora"})
+    assert same.status_code == 400 and "two different models" in same.text
+    mixed = web.get("/compare", params={"a": "lb-aurora", "b": "lb-inkwell"})
+    assert mixed.status_code == 400 and "different modalities" in mixed.text
+    unknown = web.get("/compare", params={"a": "lb-aurora", "b": "no-such-model"})
+    assert unknown.status_code == 404 and "unknown model" in unknown.text
+    empty = web.get("/compare")
+    assert empty.status_code == 200 and 'id="compare-a"' in empty.text
