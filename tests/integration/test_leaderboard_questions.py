@@ -105,3 +105,61 @@ def test_head_to_head_answers_bad_requests_with_a_message(web):
     assert unknown.status_code == 404 and "unknown model" in unknown.text
     empty = web.get("/compare")
     assert empty.status_code == 200 and 'id="compare-a"' in empty.text
+
+
+def test_the_history_api_returns_the_exact_rows_of_an_older_snapshot(web, lb):
+    from datetime import timedelta
+
+    from sqlalchemy import delete, select
+
+    from arena.db.tables import RatingSnapshot
+    from arena.snapshots import take_snapshot
+    from tests.support.leaderboard_world import NOW
+
+    older = NOW - timedelta(days=1)
+    take_snapshot(lb.engine, lb.settings, seed=9, refilter=False, now=older)
+    try:
+        with lb.engine.connect() as conn:
+            stored = conn.execute(
+                select(RatingSnapshot).where(
+                    RatingSnapshot.board == "overall",
+                    RatingSnapshot.modality == "text_to_image",
+                    RatingSnapshot.created_at == older,
+                )
+            ).one()
+        params = {"include_modified": "true", "at": (older + timedelta(hours=1)).isoformat()}
+        old = web.get("/api/v1/leaderboard", params=params).json()
+        assert old["snapshot"]["params"]["seed"] == 9
+        assert old["snapshot"]["created_at"].startswith(older.strftime("%Y-%m-%dT%H:%M"))
+        keys = (
+            "rating",
+            "ci_low",
+            "ci_high",
+            "votes",
+            "wins",
+            "losses",
+            "ties",
+            "provisional",
+            "p_best",
+            "p_top3",
+        )
+        got = {r["model"]: r for r in old["rows"]}
+        assert set(got) == {r["model"] for r in stored.rows}
+        for row in stored.rows:
+            assert all(got[row["model"]][k] == row[k] for k in keys), row["model"]
+            assert got[row["model"]]["published_rank"] == row["rank"]
+            assert got[row["model"]]["above"] == row["above"]
+        latest = web.get("/api/v1/leaderboard", params={"include_modified": "true"}).json()
+        assert latest["snapshot"]["params"]["seed"] == 5
+        assert latest["snapshot"]["created_at"] != old["snapshot"]["created_at"]
+        # a naive time is UTC; before the first snapshot there is nothing
+        naive = web.get(
+            "/api/v1/leaderboard", params={"at": (older + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S")}
+        )
+        assert naive.json()["snapshot"]["params"]["seed"] == 9
+        early = web.get("/api/v1/leaderboard", params={"at": "2000-01-01T00:00:00Z"})
+        assert early.status_code == 404 and "at or before 2000-01-01" in early.json()["detail"]
+        assert web.get("/api/v1/leaderboard", params={"at": "yesterday"}).status_code == 422
+    finally:
+        with lb.engine.begin() as conn:
+            conn.execute(delete(RatingSnapshot).where(RatingSnapshot.created_at == older))
