@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
-from arena.web import compare, lb_api, methodology, model_page
+from arena.web import compare, lb_api, lb_history, methodology, model_page
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
 from arena.web.lb_common import (
@@ -34,6 +34,7 @@ router.include_router(lb_api.router)
 router.include_router(model_page.router)
 router.include_router(methodology.router)
 router.include_router(compare.router)
+router.include_router(lb_history.router)
 
 COLUMNS = [
     (
@@ -120,6 +121,11 @@ def _render(
     published = view.published
     anchor = published.params.get("anchor") if published else None
     charts = board_charts(view)
+    top = sorted(view.rows, key=lambda r: -r.rating)[: lb_history.HISTORY_CHART_MODELS]
+    names = {r.model: r.display_name for r in view.rows}
+    charts["history"] = lb_history.history_chart(
+        reader.history(modality, board).for_models(r.model for r in top), names
+    )
     context = {
         "view": view,
         "fmt": FMT,
