@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -57,7 +58,7 @@ def _finite(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _changes(before: RatingSnapshot | None, after: RatingSnapshot) -> list[str]:
+def _changes(before: Any, after: Any) -> list[str]:
     if before is None:
         return []
     out = []
@@ -81,7 +82,7 @@ def board_history(conn: Connection, modality: str, board: str) -> BoardHistory:
         select(RatingSnapshot)
         .where(RatingSnapshot.modality == modality, RatingSnapshot.board == board)
         .order_by(RatingSnapshot.created_at, RatingSnapshot.id)  # type: ignore[arg-type]
-    ).scalars()
+    ).all()
     history = BoardHistory()
     previous = None
     for record in records:

@@ -8,15 +8,19 @@ import itertools
 import math
 import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 
 import httpx
 import pytest
+from sqlalchemy import delete, select
 
 from arena.app import create_app
+from arena.db.tables import RatingSnapshot
 from arena.leaderboard.published import VoteSet, published_vote_rows
 from arena.leaderboard.store import SnapshotCache
+from arena.snapshots import take_snapshot
 from tests.conftest import BACKENDS, serve
-from tests.support.leaderboard_world import LeaderboardWorld, shared_world
+from tests.support.leaderboard_world import NOW, LeaderboardWorld, shared_world
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -107,59 +111,76 @@ def test_head_to_head_answers_bad_requests_with_a_message(web):
     assert empty.status_code == 200 and 'id="compare-a"' in empty.text
 
 
-def test_the_history_api_returns_the_exact_rows_of_an_older_snapshot(web, lb):
-    from datetime import timedelta
+@pytest.fixture(scope="module")
+def older(lb: LeaderboardWorld) -> Iterator[datetime]:
+    """A real snapshot a day before the world's, with another overall anchor; removed afterwards."""
+    when = NOW - timedelta(days=1)
+    earlier = lb.settings.model_copy(update={"overall_anchor": "lb-ember"})
+    take_snapshot(lb.engine, earlier, seed=9, refilter=False, now=when)
+    yield when
+    with lb.engine.begin() as conn:
+        conn.execute(delete(RatingSnapshot).where(RatingSnapshot.created_at == when))
 
-    from sqlalchemy import delete, select
 
-    from arena.db.tables import RatingSnapshot
-    from arena.snapshots import take_snapshot
-    from tests.support.leaderboard_world import NOW
+def _stored(lb: LeaderboardWorld, when: datetime) -> RatingSnapshot:
+    with lb.engine.connect() as conn:
+        return conn.execute(
+            select(RatingSnapshot).where(
+                RatingSnapshot.board == "overall",
+                RatingSnapshot.modality == "text_to_image",
+                RatingSnapshot.created_at == when,
+            )
+        ).one()
 
-    older = NOW - timedelta(days=1)
-    take_snapshot(lb.engine, lb.settings, seed=9, refilter=False, now=older)
-    try:
-        with lb.engine.connect() as conn:
-            stored = conn.execute(
-                select(RatingSnapshot).where(
-                    RatingSnapshot.board == "overall",
-                    RatingSnapshot.modality == "text_to_image",
-                    RatingSnapshot.created_at == older,
-                )
-            ).one()
-        params = {"include_modified": "true", "at": (older + timedelta(hours=1)).isoformat()}
-        old = web.get("/api/v1/leaderboard", params=params).json()
-        assert old["snapshot"]["params"]["seed"] == 9
-        assert old["snapshot"]["created_at"].startswith(older.strftime("%Y-%m-%dT%H:%M"))
-        keys = (
-            "rating",
-            "ci_low",
-            "ci_high",
-            "votes",
-            "wins",
-            "losses",
-            "ties",
-            "provisional",
-            "p_best",
-            "p_top3",
-        )
-        got = {r["model"]: r for r in old["rows"]}
-        assert set(got) == {r["model"] for r in stored.rows}
-        for row in stored.rows:
-            assert all(got[row["model"]][k] == row[k] for k in keys), row["model"]
-            assert got[row["model"]]["published_rank"] == row["rank"]
-            assert got[row["model"]]["above"] == row["above"]
-        latest = web.get("/api/v1/leaderboard", params={"include_modified": "true"}).json()
-        assert latest["snapshot"]["params"]["seed"] == 5
-        assert latest["snapshot"]["created_at"] != old["snapshot"]["created_at"]
-        # a naive time is UTC; before the first snapshot there is nothing
-        naive = web.get(
-            "/api/v1/leaderboard", params={"at": (older + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S")}
-        )
-        assert naive.json()["snapshot"]["params"]["seed"] == 9
-        early = web.get("/api/v1/leaderboard", params={"at": "2000-01-01T00:00:00Z"})
-        assert early.status_code == 404 and "at or before 2000-01-01" in early.json()["detail"]
-        assert web.get("/api/v1/leaderboard", params={"at": "yesterday"}).status_code == 422
-    finally:
-        with lb.engine.begin() as conn:
-            conn.execute(delete(RatingSnapshot).where(RatingSnapshot.created_at == older))
+
+def test_the_history_api_returns_the_exact_rows_of_an_older_snapshot(web, lb, older):
+    stored = _stored(lb, older)
+    params = {"include_modified": "true", "at": (older + timedelta(hours=1)).isoformat()}
+    old = web.get("/api/v1/leaderboard", params=params).json()
+    assert old["snapshot"]["params"]["seed"] == 9 and old["snapshot"]["params"]["anchor"] == "lb-ember"
+    keys = (
+        "rating",
+        "ci_low",
+        "ci_high",
+        "votes",
+        "wins",
+        "losses",
+        "ties",
+        "provisional",
+        "p_best",
+        "p_top3",
+    )
+    got = {r["model"]: r for r in old["rows"]}
+    assert set(got) == {r["model"] for r in stored.rows}
+    for row in stored.rows:
+        assert all(got[row["model"]][k] == row[k] for k in keys), row["model"]
+        assert got[row["model"]]["published_rank"] == row["rank"]
+        assert got[row["model"]]["above"] == row["above"]
+    latest = web.get("/api/v1/leaderboard", params={"include_modified": "true"}).json()
+    assert latest["snapshot"]["params"]["seed"] == 5
+    # a naive time is UTC; before the first snapshot there is nothing; a malformed time is a 422
+    naive = (older + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S")
+    assert web.get("/api/v1/leaderboard", params={"at": naive}).json()["snapshot"]["params"]["seed"] == 9
+    early = web.get("/api/v1/leaderboard", params={"at": "2000-01-01T00:00:00Z"})
+    assert early.status_code == 404 and "at or before 2000-01-01" in early.json()["detail"]
+    assert web.get("/api/v1/leaderboard", params={"at": "yesterday"}).status_code == 422
+
+
+def test_rating_history_has_every_snapshot_with_its_interval_and_marks_the_anchor_change(web, lb, older):
+    stored, latest = _stored(lb, older), _stored(lb, NOW)
+    history = web.get("/api/v1/leaderboard/history", params={"model": ["lb-aurora", "lb-relic"]}).json()
+    assert len(history["snapshots"]) == 2 and set(history["series"]) == {"lb-aurora", "lb-relic"}
+    for slug in ("lb-aurora", "lb-relic"):
+        points = history["series"][slug]
+        expected = [next(r for r in s.rows if r["model"] == slug) for s in (stored, latest)]
+        assert [(p["rating"], p["ci_low"], p["ci_high"]) for p in points] == [
+            (r["rating"], r["ci_low"], r["ci_high"]) for r in expected
+        ]
+    assert [c["what"] for c in history["changes"]] == ["anchor lb-ember → lb-meridian"]
+    assert web.get("/api/v1/leaderboard/history", params={"board": "use_case=nope"}).status_code == 404
+    for path in ("/leaderboard", "/models/lb-aurora"):
+        html = web.get(path).text
+        assert 'id="chart-history"' in html and "anchor lb-ember → lb-meridian" in html
+        table = html.split('id="chart-history"', 1)[1].split("</table>", 1)[0]
+        assert table.count("Aurora (test)") == 2  # one row per snapshot
+        assert "<script>" not in html  # data as application/json only
