@@ -157,6 +157,12 @@ def chart_tables(charts: dict[str, list[dict[str, object]]]) -> dict[str, list[t
         "ratings": [
             (str(d["name"]), num(d["rating"]), num(d["low"]), num(d["high"])) for d in charts["ratings"]
         ],
-        "price": [(str(d["name"]), FMT.price(d["x"]), num(d["y"])) for d in charts["price"]],  # type: ignore[arg-type]
-        "time": [(str(d["name"]), FMT.seconds(d["x"]), num(d["y"])) for d in charts["time"]],  # type: ignore[arg-type]
+        "price": [
+            (str(d["name"]), FMT.price(d["x"]), num(d["y"]), "yes" if d.get("front") else "")  # type: ignore[arg-type]
+            for d in charts["price"]
+        ],
+        "time": [
+            (str(d["name"]), FMT.seconds(d["x"]), num(d["y"]), "yes" if d.get("front") else "")  # type: ignore[arg-type]
+            for d in charts["time"]
+        ],
     }

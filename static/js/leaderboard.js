@@ -156,8 +156,11 @@
         datasets: [{
           data: items.map(function (d) { return { x: d.x, y: d.y }; }),
           names: items.map(function (d) { return d.name; }),
-          pointRadius: 5,
-          backgroundColor: ACCENT
+          pointRadius: items.map(function (d) { return d.front ? 6 : 5; }),
+          // Pareto front (nothing both cheaper/faster and better): filled; the rest hollow.
+          backgroundColor: items.map(function (d) { return d.front ? ACCENT : "#ffffff"; }),
+          borderColor: ACCENT,
+          borderWidth: 1.5
         }]
       },
       options: base({

@@ -184,3 +184,17 @@ def test_rating_history_has_every_snapshot_with_its_interval_and_marks_the_ancho
         table = html.split('id="chart-history"', 1)[1].split("</table>", 1)[0]
         assert table.count("Aurora (test)") == 2  # one row per snapshot
         assert "<script>" not in html  # data as application/json only
+
+
+def test_the_pareto_front_is_marked_on_the_price_and_time_charts(web):
+    from arena.web.lb_charts import pareto_front
+
+    # known answers: (cost, quality); ties on both keep both; a point beaten on both is off the front
+    assert pareto_front([(1, 10), (2, 20), (3, 15), (1, 10), (0.5, 5)]) == [True, True, False, True, True]
+    assert pareto_front([]) == []
+    html = web.get("/leaderboard").text
+    for chart in ("chart-price", "chart-time"):
+        table = html.split(f'id="{chart}"', 1)[1].split("</table>", 1)[0]
+        rows = re.findall(r'<th scope="row">([^<]+)</th>(?:<td>[^<]*</td>){2}<td>(yes|)</td>', table)
+        # Ember is cheapest and fastest and rated above Meridian; Aurora is the best rated
+        assert {name for name, front in rows if front} == {"Aurora (test)", "Ember (test)"}, chart
