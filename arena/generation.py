@@ -83,7 +83,9 @@ def plan_jobs(
     models = [
         m
         for m in models
-        if (model is None or m.slug == model) and (modality is None or m.modality == modality)
+        if (model is None or m.slug == model)
+        and (modality is None or m.modality == modality)
+        and m.adapter != "external"  # imported outputs only: never generated
     ]
     done: dict[tuple[str, str], Output] = {
         (o.prompt_id, o.model_slug): o for o in session.exec(select(Output)).all()

@@ -15,7 +15,17 @@ from arena import audit
 from arena.db.tables import Model, utcnow
 from arena.providers import validate_params
 
-ADAPTERS = ("sandbox", "openai", "openai_compatible", "submit_poll")
+ADAPTERS = (
+    "sandbox",
+    "openai",
+    "openai_compatible",
+    "submit_poll",
+    "google_genai",
+    "stability",
+    "ideogram",
+    "diffusers",
+    "external",
+)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
@@ -32,7 +42,17 @@ class ModelEntry(BaseModel):
     display_name: str = Field(min_length=1, max_length=128)
     organization: str = Field(min_length=1, max_length=128)
     modality: Literal["text_to_image", "image_editing"]
-    adapter: Literal["sandbox", "openai", "openai_compatible", "submit_poll"]
+    adapter: Literal[
+        "sandbox",
+        "openai",
+        "openai_compatible",
+        "submit_poll",
+        "google_genai",
+        "stability",
+        "ideogram",
+        "diffusers",
+        "external",
+    ]
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint_kind: Literal["standard", "modified"] = "standard"
     cohort: Literal["current", "legacy"] = "current"

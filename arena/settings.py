@@ -90,6 +90,12 @@ class Settings(BaseSettings):
         description="Votes the matchmaking plan spreads over model pairs per refresh (about the votes between "
         "two snapshots).",
     )
+    min_timing_samples: int = Field(
+        default=8,
+        ge=0,
+        description="A model's generation time is listed once it has this many successful timing samples in the "
+        "14-day window (2 days of runs); before that the leaderboard shows 'collecting'.",
+    )
     min_votes: int = Field(
         default=300, ge=0, description="Models with fewer votes on a board are marked provisional."
     )
@@ -165,6 +171,40 @@ class Settings(BaseSettings):
         default=3,
         ge=0,
         description="Retirement reports list (use case x capability) cells left with fewer active prompts.",
+    )
+    redis_url: str = Field(
+        default="",
+        description="Redis shared by every worker and node (redis://127.0.0.1:6379/0): rate limits and operator "
+        "lock-outs are counted there. Empty: each process keeps its own counts.",
+    )
+
+    judge_base_url: str = Field(
+        default="https://api.openai.com/v1",
+        description="Base URL of the OpenAI-compatible chat-completions API the LLM judge calls.",
+    )
+    judge_model: str = Field(default="gpt-4.1", description="The vision chat model the LLM judge uses.")
+    judge_api_key_env: str = Field(
+        default="OPENAI_API_KEY",
+        description="Name of the environment variable holding the judge's API key (empty: send no key).",
+    )
+    judge_schema_retries: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description="A judge answer that fails its JSON schema is asked again this many times, then left unscored.",
+    )
+    judge_timeout_seconds: float = Field(default=120.0, gt=0, description="Timeout of one judge call.")
+    judge_min_agreement: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="`arena judge check` fails when the judge's agreement with a held-out labelled set is below this.",
+    )
+    judge_min_kappa: float = Field(
+        default=0.4,
+        ge=-1,
+        le=1,
+        description="`arena judge check` fails when Cohen's kappa on the held-out labelled set is below this.",
     )
 
     @property

@@ -15,10 +15,11 @@ from sqlalchemy import Engine, and_, exists, insert, select
 
 from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
 from arena.settings import Settings
+from arena.vote_counts import counted_rows, grouped_kept_votes
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
-from ratings import CohortRule, Votes, compute_all_boards
+from ratings import CohortRule, compute_all_boards
 
 #: How intervals and ranks are computed (stored with each board): replicates shifted by one constant per
 #: board, ranks from intervals of pairwise differences, so the anchor changes neither (see ratings.intervals).
@@ -51,12 +52,6 @@ def kept_votes_query(modality: str, *, include_simulated: bool) -> Any:
     if not include_simulated:
         query = query.where(Vote.source != "simulated")
     return query
-
-
-def votes_from_rows(rows: list[Any]) -> Votes:
-    """The ratings package's column form of kept-vote rows."""
-    col = lambda i: [r[i] for r in rows]  # noqa: E731
-    return Votes.from_columns(col(1), col(2), col(3), use_case=col(4), capability=col(5), methodology=col(6))
 
 
 def board_anchor(configured: str, models: list[Model]) -> str:
@@ -96,18 +91,17 @@ def take_snapshot(
         modalities = [modality] if modality else sorted({m.modality for m in models})
         for mod in modalities:
             mine = [m for m in models if m.modality == mod]
-            rows = conn.execute(kept_votes_query(mod, include_simulated=settings.demo_mode)).all()
-            if not rows:
+            groups = grouped_kept_votes(conn, mod, include_simulated=settings.demo_mode)
+            if not groups:
                 report.failures[f"{mod}/overall"] = "no kept votes"
                 continue
             overall_anchor = board_anchor(settings.overall_anchor, mine)
             slice_anchor = board_anchor(settings.slice_anchor, mine)
             current = frozenset(m.slug for m in mine if m.cohort == "current")
             boards = compute_all_boards(
-                votes_from_rows(rows),
+                counted_rows(groups, CohortRule(settings.methodology_version, current)),
                 overall_anchor=overall_anchor,
                 slice_anchor=slice_anchor,
-                cohorts=CohortRule(settings.methodology_version, current),
                 interval=settings.interval_method,
                 n_bootstrap=settings.bootstrap_rounds,
                 seed=seed,

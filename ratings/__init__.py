@@ -9,7 +9,7 @@ win-rate tables and a seeded simulator.
 
 from ratings.aggregate import BoardRows, VoteRows
 from ratings.battles import Battles, parse_battles, read_battles
-from ratings.board import compute_all_boards, compute_board
+from ratings.board import compute_all_boards, compute_board, count_votes
 from ratings.bootstrap import BootstrapResult, bootstrap_board
 from ratings.bt import (
     DEFAULT_MAX_ITER,
@@ -117,6 +117,7 @@ __all__ = [
     "compute_all_boards",
     "compute_board",
     "count_pairs",
+    "count_votes",
     "default_anchor",
     "difference_variances",
     "display_offset",

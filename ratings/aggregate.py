@@ -89,6 +89,7 @@ def aggregate_votes(
     capability: np.ndarray | None = None,
     use_cases: tuple[str, ...] = (),
     capabilities: tuple[str, ...] = (),
+    multiplicity: np.ndarray | None = None,
 ) -> VoteRows:
     """Count integer-coded votes into :class:`VoteRows`.
 
@@ -102,6 +103,9 @@ def aggregate_votes(
         Per-vote weights; votes with equal weights share a row.
     use_case, capability : numpy.ndarray, optional
         Tag codes into ``use_cases`` / ``capabilities`` (``-1`` = no tag).
+    multiplicity : numpy.ndarray, optional
+        How many identical votes each entry stands for (default 1 each), so that rows already
+        counted elsewhere (a database ``GROUP BY``) give the same result as the votes themselves.
     """
     n = len(model_a)
     i, j, o = _canonical(np.asarray(model_a), np.asarray(model_b), np.asarray(outcome))
@@ -113,7 +117,12 @@ def aggregate_votes(
     else:
         levels, wl = np.unique(weight, return_inverse=True)
     keys, inverse = _group(uc + 1, cap + 1, i, j, o, wl.ravel())
-    count = np.bincount(inverse, minlength=len(keys[0])).astype(np.int64)
+    if multiplicity is None:
+        count = np.bincount(inverse, minlength=len(keys[0])).astype(np.int64)
+    else:
+        mult = np.asarray(multiplicity, dtype=np.int64).ravel()
+        count = np.zeros(len(keys[0]), dtype=np.int64)
+        np.add.at(count, inverse, mult)
     return VoteRows(
         models=models,
         use_cases=use_cases,

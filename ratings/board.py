@@ -53,7 +53,7 @@ from ratings.uncertainty import board_uncertainty
 from ratings.votes import Votes, factorize
 from ratings.weighting import OVERALL, BoardKey
 
-__all__ = ["board_rng", "compute_all_boards", "compute_board"]
+__all__ = ["board_rng", "compute_all_boards", "compute_board", "count_votes"]
 
 UnboundedPolicy = Literal["exclude", "raise"]
 
@@ -89,8 +89,15 @@ def board_rng(seed: int, key: BoardKey) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=words))
 
 
-def _count_votes(votes: Votes, cohorts: CohortRule | None) -> VoteRows:
-    """Cohort-filter the votes of one modality and count them into rows."""
+def count_votes(
+    votes: Votes, cohorts: CohortRule | None = None, *, multiplicity: np.ndarray | None = None
+) -> VoteRows:
+    """Cohort-filter the votes of one modality and count them into rows.
+
+    ``multiplicity`` (one non-negative integer per entry of ``votes``) says how many identical votes each
+    entry stands for: a database can ``GROUP BY`` the vote columns and pass the groups here, and the rows
+    (hence every board computed from them) are the same as from the individual votes.
+    """
     named = [m for m in votes.modalities() if m is not None]
     if len(named) > 1:
         raise RatingsError(f"the votes mix modalities ({', '.join(named)}); rate each modality separately")
@@ -119,6 +126,7 @@ def _count_votes(votes: Votes, cohorts: CohortRule | None) -> VoteRows:
         capability=sel(cap),
         use_cases=use_cases,
         capabilities=capabilities,
+        multiplicity=sel(multiplicity),
     )
 
 
@@ -298,12 +306,12 @@ def compute_board(
     opts = _Options(
         anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
     )
-    rows = _count_votes(votes, cohorts)
+    rows = count_votes(votes, cohorts)
     return _fit_board(_select(rows, key), key, anchor or default_anchor(key), opts)
 
 
 def compute_all_boards(
-    votes: Votes,
+    votes: Votes | VoteRows,
     *,
     overall_anchor: str = DEFAULT_OVERALL_ANCHOR,
     slice_anchor: str = DEFAULT_SLICE_ANCHOR,
@@ -326,12 +334,13 @@ def compute_all_boards(
     that cannot be fitted (too few votes in a new slice, say) is reported in
     ``BoardSet.failures`` instead of stopping the others, unless ``strict`` is true. Other
     parameters are those of :func:`compute_board`; each board's result is identical to what
-    :func:`compute_board` returns for it with the same arguments.
+    :func:`compute_board` returns for it with the same arguments. ``votes`` may also be rows already
+    counted by :func:`count_votes` (``cohorts`` is then ignored: the rows were filtered when counted).
     """
     opts = _Options(
         anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
     )
-    rows = _count_votes(votes, cohorts)
+    rows = votes if isinstance(votes, VoteRows) else count_votes(votes, cohorts)
     keys = [
         OVERALL,
         *(BoardKey("use_case", u) for u in rows.use_cases),

@@ -32,6 +32,12 @@ Sleep = Callable[[float], Awaitable[None]]
 MODALITY = "text_to_image"  # the methodology times text-to-image endpoints only
 _SAMPLES = LatencySample.__table__  # type: ignore[attr-defined]
 _MODELS = Model.__table__  # type: ignore[attr-defined]
+WARM_UP_URL_PARAMS = ("submit_url", "endpoint", "base_url")  # the host whose connection a warm-up opens
+DEFAULT_ENDPOINTS = {
+    "google_genai": "https://generativelanguage.googleapis.com/",
+    "stability": "https://api.stability.ai/",
+    "ideogram": "https://api.ideogram.ai/",
+}
 
 
 @dataclass(frozen=True)
@@ -79,11 +85,13 @@ def timing_models(engine: Engine, model: str | None = None) -> list[Model]:
     with engine.connect() as conn:
         rows = conn.execute(select(_MODELS).order_by(_MODELS.c.slug)).all()
     models = [Model.model_validate(r._mapping) for r in rows]
-    if model is None:
-        return [m for m in models if m.active and m.modality == MODALITY]
+    if model is None:  # external models never generate, so they have nothing to time
+        return [m for m in models if m.active and m.modality == MODALITY and m.adapter != "external"]
     found = next((m for m in models if m.slug == model), None)
     if found is None or not found.active:
         raise ValueError(f"unknown or inactive model '{model}'")
+    if found.adapter == "external":
+        raise ValueError(f"model '{model}' is external (imported outputs): it has no endpoint to time")
     if found.modality != MODALITY:
         raise ValueError(f"model '{model}' is {found.modality}: timing runs cover text-to-image models")
     return [found]
@@ -121,9 +129,11 @@ async def open_provider(model: Model, sleep: Sleep | None) -> tuple[Provider, ht
 async def warm_up(provider: Provider, client: httpx.AsyncClient | None, model: Model) -> None:
     """Authenticate and open a pooled connection before the clock starts (MissingApiKey propagates)."""
     await provider.warm_up()
-    submit_url = model.params.get("submit_url") if model.adapter == "submit_poll" else None
-    if client is not None and isinstance(submit_url, str):
-        parts = urllib.parse.urlsplit(submit_url)
+    target = next((model.params.get(k) for k in WARM_UP_URL_PARAMS if model.params.get(k)), None)
+    if target is None:
+        target = DEFAULT_ENDPOINTS.get(model.adapter)
+    if client is not None and isinstance(target, str):
+        parts = urllib.parse.urlsplit(target)
         with contextlib.suppress(httpx.HTTPError):  # any answer will do: it leaves a pooled connection
             await client.get(f"{parts.scheme}://{parts.netloc}/")
 

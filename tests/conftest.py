@@ -211,3 +211,12 @@ def world(settings: Settings, initialized: Engine) -> Engine:
     worker.join()
     assert backfill.report.generated == len(jobs)
     return initialized
+
+
+@pytest.fixture
+def fake_chat() -> Iterator:
+    """A started fake OpenAI-compatible Chat Completions server (tests/fakes/chat_server.py) for judge tests."""
+    from tests.fakes.chat_server import FakeChatServer
+
+    with FakeChatServer() as server:
+        yield server

@@ -8,7 +8,21 @@ import typer
 from sqlalchemy.exc import OperationalError
 
 from arena import __version__
-from arena.cli import demo, export, generate, jobs, latency, prompts, ratings, simulate, snapshot, votes
+from arena.cli import (
+    demo,
+    evals,
+    export,
+    generate,
+    jobs,
+    latency,
+    outputs,
+    prompts,
+    ratings,
+    simulate,
+    snapshot,
+    votes,
+)
+from arena.cli import judge as judge_cli
 from arena.cli import retirement as retirement_cli
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.pool import ImportFailed
@@ -35,6 +49,9 @@ app.command("demo")(demo.demo_command)
 app.add_typer(latency.app, name="latency")
 app.command("jobs")(jobs.jobs_command)
 app.command("scheduler")(jobs.scheduler_command)
+app.add_typer(outputs.app, name="outputs")
+app.add_typer(judge_cli.app, name="judge")
+app.add_typer(evals.app, name="eval")
 
 
 @app.command()
@@ -74,23 +91,29 @@ def init(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = 
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default ARENA_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default ARENA_PORT).")] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (set ARENA_REDIS_URL so they share rate limits).")
+    ] = 1,
 ) -> None:
     """Run the web app (arena page, leaderboard, JSON API) with uvicorn, and the scheduler unless disabled."""
     import uvicorn
 
-    from arena.app import create_app
+    from arena.web.nodelay import HTTP_PROTOCOL
 
     settings = load_settings()
-    app_ = create_app(settings)
+    bind = {"host": host or settings.host, "port": port or settings.port, "log_level": settings.log_level}
     service = None
     if settings.scheduler_enabled:  # ARENA_SCHEDULER_ENABLED=false leaves scheduling to `arena scheduler`
         from scheduler.service import SchedulerService
 
         service = SchedulerService(settings).start()
     try:
-        uvicorn.run(
-            app_, host=host or settings.host, port=port or settings.port, log_level=settings.log_level
-        )
+        if workers > 1:  # each worker imports the factory and builds its app from the same environment
+            uvicorn.run("arena.web.asgi:create", factory=True, workers=workers, http=HTTP_PROTOCOL, **bind)
+        else:
+            from arena.app import create_app
+
+            uvicorn.run(create_app(settings), http=HTTP_PROTOCOL, **bind)
     finally:
         if service is not None:
             service.stop()

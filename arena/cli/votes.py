@@ -19,10 +19,11 @@ def filter_(
     modality: Annotated[str | None, typer.Option(help="Only this modality.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Re-run the anomaly filters over every raw vote (votes are never changed, only verdicts)."""
+    """Re-run the anomaly filters over every raw vote (votes are never changed, only verdicts); the rating
+    snapshot re-examines only sessions and addresses with new votes."""
     settings = load_settings()
     with database_session(settings) as session:
-        counts = run_batch_filters(session.get_bind(), modality=modality)  # type: ignore[arg-type]
+        counts = run_batch_filters(session.get_bind(), modality=modality, full=True)  # type: ignore[arg-type]
         total = session.exec(select(func.count()).select_from(Vote)).one()[0]  # type: ignore[call-overload]
         filtered = session.exec(
             select(func.count(func.distinct(VoteVerdict.vote_id))).where(VoteVerdict.kept == False)  # noqa: E712

@@ -227,6 +227,7 @@ class Vote(SQLModel, table=True):
         UniqueConstraint("matchup_id", name="uq_votes_matchup"),
         Index("ix_votes_modality", "modality", "methodology"),
         Index("ix_votes_session", "session_id"),
+        Index("ix_votes_client", "client_hash"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -260,7 +261,10 @@ class Matchup(SQLModel, table=True):
     """
 
     __tablename__ = "matchups"
-    __table_args__ = (Index("ix_matchups_session", "session_id", "served_at"),)
+    __table_args__ = (
+        Index("ix_matchups_session", "session_id", "served_at"),
+        Index("ix_matchups_recent", "modality", "served_at"),
+    )
 
     id: str = Field(primary_key=True, max_length=64)
     session_id: str = Field(max_length=64)
@@ -292,6 +296,17 @@ class VoteVerdict(SQLModel, table=True):
     decided_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )
+
+
+class BatchFilterMark(SQLModel, table=True):
+    """How far the batch (anomaly) filters have examined a modality's votes: the last vote id and filter version."""
+
+    __tablename__ = "batch_filter_marks"
+
+    modality: str = Field(primary_key=True, max_length=32)
+    filter_version: str = Field(max_length=16)
+    last_vote_id: int
+    ran_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
 
 
 class RatingSnapshot(SQLModel, table=True):
@@ -327,10 +342,97 @@ class SchedulerJob(SQLModel, table=True):
     job_state: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
+class JudgeRun(SQLModel, table=True):
+    """One run of the LLM judge (a calibration sample of voted matchups, or the calibration set): which
+    judge model, parameters and rubric versions, how it ended. Judge output never enters the human boards."""
+
+    __tablename__ = "judge_runs"
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=32)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    status: str = Field(default="running", max_length=16)
+    judge_model: str = Field(max_length=128)
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    rubrics: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    message: str = ""
+
+
+class JudgeVerdict(SQLModel, table=True):
+    """The judge's pairwise verdict on one human-voted matchup (both orders), beside the human tally it is
+    compared with. Stored apart from `votes`: nothing here feeds a human board."""
+
+    __tablename__ = "judge_verdicts"
+    __table_args__ = (UniqueConstraint("run_id", "output_a_id", "output_b_id", name="uq_judge_verdict_pair"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="judge_runs.id", index=True)
+    modality: str = Field(max_length=32)
+    prompt_id: str = Field(foreign_key="prompts.id", max_length=80)
+    use_case: str = Field(max_length=64)
+    capability: str = Field(max_length=64)
+    model_a: str = Field(foreign_key="models.slug", max_length=64)
+    model_b: str = Field(foreign_key="models.slug", max_length=64)
+    output_a_id: int = Field(foreign_key="outputs.id")
+    output_b_id: int = Field(foreign_key="outputs.id")
+    human_a: int
+    human_b: int
+    human_tie: int
+    human_outcome: int
+    answer_a_left: str | None = Field(default=None, max_length=8)
+    answer_b_left: str | None = Field(default=None, max_length=8)
+    reason_a_left: str = ""
+    reason_b_left: str = ""
+    outcome: int | None = None
+    position_flip: bool = False
+    order_dependent: bool = False
+    unscored_reason: str | None = None
+    rubric_scenario: str = Field(max_length=64)
+    rubric_version: str = Field(max_length=32)
+    rubric_digest: str = Field(max_length=16)
+    judge_model: str = Field(max_length=128)
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
+class JudgeCalibrationScore(SQLModel, table=True):
+    """The judge's single-output score of one calibration reference (ideal / medium / bad) under one rubric
+    version: the drift report compares these across rubric versions and time."""
+
+    __tablename__ = "judge_calibration_scores"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="judge_runs.id", index=True)
+    scenario: str = Field(max_length=64)
+    rubric_version: str = Field(max_length=32)
+    rubric_digest: str = Field(max_length=16)
+    judge_model: str = Field(max_length=128)
+    item_id: str = Field(max_length=80)
+    reference_grade: str = Field(max_length=8)
+    scores: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    overall: float | None = None
+    verdict: str | None = Field(default=None, max_length=8)
+    grade: str | None = Field(default=None, max_length=8)
+    reason: str = ""
+    unscored_reason: str | None = None
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
 __all__ = [
     "AuditEntry",
+    "BatchFilterMark",
     "CorpusPrompt",
     "JobRun",
+    "JudgeCalibrationScore",
+    "JudgeRun",
+    "JudgeVerdict",
     "LatencySample",
     "Matchup",
     "Model",
@@ -347,3 +449,6 @@ __all__ = [
     "VoteVerdict",
     "utcnow",
 ]
+
+# The eval harness and judge tables live in their own module; importing it registers them on the same metadata.
+import arena.db.eval_tables  # noqa: E402, F401

@@ -87,8 +87,16 @@ class ModelDetail:
 class LeaderboardReader:
     """Reads published boards, model facts and timing statistics for the pages and the API."""
 
-    def __init__(self, engine: Engine, taxonomy: Taxonomy, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        taxonomy: Taxonomy,
+        clock: Callable[[], datetime],
+        *,
+        min_timing_samples: int = 0,
+    ) -> None:
         self.engine = engine
+        self.min_timing_samples = min_timing_samples  # text-to-image times are listed from this many samples
         self.taxonomy = taxonomy
         self.clock = clock
         self.snapshots = SnapshotCache()
@@ -169,7 +177,13 @@ class LeaderboardReader:
         rows: list[LeaderboardRow] = []
         hidden = 0
         if published is not None:
-            rows = build_rows(published, models, self.latency(), include_modified=include_modified)
+            rows = build_rows(
+                published,
+                models,
+                self.latency(),
+                include_modified=include_modified,
+                min_timing_samples=self.min_timing_samples if modality == "text_to_image" else 0,
+            )
             hidden = len(published.rows) - len(rows)
             rows = sort_rows(rows, sort, descending)
         return BoardView(

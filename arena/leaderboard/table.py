@@ -59,6 +59,8 @@ class LeaderboardRow:
     endpoint_kind: str
     cohort: str
     release_date: str | None
+    timing_collecting: bool = False  # timed, but fewer samples than the minimum: no time shown yet
+    timing_min_samples: int = 0
     p_best: float | None = None  # published certainty figures, over every model on the board
     p_top3: float | None = None
     settled_below: bool | None = None
@@ -91,8 +93,11 @@ def build_rows(
     latency: Mapping[str, LatencyStats],
     *,
     include_modified: bool,
+    min_timing_samples: int = 0,
 ) -> list[LeaderboardRow]:
-    """The view's rows in published order (by rating), ranks recomputed among the rows shown."""
+    """The view's rows in published order (by rating), ranks recomputed among the rows shown. A model's
+    generation time is listed only from `min_timing_samples` successful samples in the window (the
+    methodology lists new endpoints once a distribution has been built); before that it is "collecting"."""
     shown = [
         e
         for e in board.rows
@@ -105,6 +110,10 @@ def build_rows(
     for entry, rank in zip(shown, ranks, strict=True):
         info = models.get(entry.model)
         stats = latency.get(entry.model)
+        collecting = min_timing_samples > 0 and (stats is None or stats.samples < min_timing_samples)
+        samples = stats.samples if stats else 0
+        if collecting:
+            stats = None
         rows.append(
             LeaderboardRow(
                 rank=rank,
@@ -125,10 +134,12 @@ def build_rows(
                 median_s=stats.median if stats else None,
                 p05_s=stats.p05 if stats else None,
                 p95_s=stats.p95 if stats else None,
-                latency_samples=stats.samples if stats else 0,
+                latency_samples=samples,
                 endpoint_kind=info.endpoint_kind if info else "standard",
                 cohort=info.cohort if info else "current",
                 release_date=info.release_date if info else None,
+                timing_collecting=collecting,
+                timing_min_samples=min_timing_samples,
                 p_best=entry.p_best,
                 p_top3=entry.p_top3,
                 settled_below=entry.settled_below,

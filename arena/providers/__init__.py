@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from arena.providers import openai_images, sandbox, submit_poll
+from arena.providers import form_apis, openai_images, sandbox, submit_poll
 from arena.providers.base import (
     DEFAULT_SEED,
     BadResponse,
@@ -50,6 +50,25 @@ ADAPTERS = tuple(PARAMS_BY_ADAPTER)
 Sleep = Callable[[float], Awaitable[None]]
 
 
+class ExternalProvider:
+    """An `external` model: its outputs are imported (`arena outputs import`), so it never generates."""
+
+    def __init__(self, slug: str) -> None:
+        self.slug = slug
+
+    async def generate(self, request: GenerationRequest) -> GenerationResult:
+        """Always refused: there is nothing to call."""
+        raise UnsupportedRequest(
+            f"model '{self.slug}' is external: import its outputs with `arena outputs import`"
+        )
+
+    async def warm_up(self) -> None:
+        """Nothing to open."""
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
+
+
 def validate_params(adapter: str, params: dict[str, Any]) -> None:
     """Raise ValueError("field 'params.xyz': reason") when `params` do not suit `adapter`."""
     parse_params(adapter, params)
@@ -74,6 +93,20 @@ def build_provider(
         return openai_images.OpenAIImagesProvider(parsed, slug=slug, http_client=http_client)
     if adapter == "submit_poll":
         return submit_poll.SubmitPollProvider(parsed, slug=slug, http_client=http_client, sleep=sleep)
+    if adapter == "google_genai":
+        from arena.providers.google_genai import GoogleGenAIProvider
+
+        return GoogleGenAIProvider(parsed, slug=slug, http_client=http_client)
+    if adapter == "stability":
+        return form_apis.StabilityProvider(parsed, slug=slug, http_client=http_client)
+    if adapter == "ideogram":
+        return form_apis.IdeogramProvider(parsed, slug=slug, http_client=http_client)
+    if adapter == "diffusers":
+        from arena.providers.diffusers_local import DiffusersProvider
+
+        return DiffusersProvider(parsed, slug=slug)
+    if adapter == "external":
+        return ExternalProvider(slug)
     return sandbox.SandboxProvider(parsed, slug=slug, sleep=sleep)
 
 
@@ -88,8 +121,26 @@ def describe_defaults(
         described = {**kwargs, **extra}
     elif adapter == "submit_poll":
         described = submit_poll.request_body(parsed, request)
+    elif adapter == "google_genai":
+        from arena.providers.google_genai import request_config
+
+        described = request_config(parsed, request)
+    elif adapter == "stability":
+        described = form_apis.stability_fields(parsed, request)
+    elif adapter == "ideogram":
+        described = form_apis.ideogram_fields(parsed, request)
+    elif adapter == "diffusers":
+        from arena.providers.diffusers_local import call_arguments
+
+        described = call_arguments(parsed, request)
+    elif adapter == "external":
+        described = {}
     else:
         described = sandbox.request_params(parsed, slug, request)
+    wrapper = getattr(parsed, "body_wrapper", None)
+    if wrapper and isinstance(described.get(wrapper), dict):  # Replicate's {"input": {...}}
+        described = {**described, wrapper: dict(described[wrapper])}
+        described[wrapper].pop(getattr(parsed, "prompt_field", "prompt"), None)
     described.pop("prompt", None)
     described.pop(getattr(parsed, "prompt_field", "prompt"), None)
     return described

@@ -166,8 +166,28 @@ async def fetch(
     finally:
         await response.aclose()
     if response.status_code >= 400:
-        raise error_for_status(response.status_code, response.headers, response.content, what=what)
+        error = error_for_status(response.status_code, response.headers, response.content, what=what)
+        error.http_status = response.status_code  # type: ignore[attr-defined]
+        raise error
     return response, headers_at
+
+
+EXPIRED_STATUSES = frozenset({401, 403, 404, 410})
+
+
+async def download_result(
+    client: httpx.AsyncClient, url: str, *, headers: dict[str, str] | None = None
+) -> tuple[bytes, float]:
+    """Download a result URL: (bytes, headers time). Signed result URLs expire (BFL after 10 minutes, Replicate
+    after an hour, Ideogram's are ephemeral): a refused or missing URL is a retryable ServerError, since
+    generating again yields a fresh URL."""
+    try:
+        response, first_byte = await fetch(client, "GET", url, headers=headers or {}, what="image download")
+    except BadResponse as exc:
+        if getattr(exc, "http_status", None) in EXPIRED_STATUSES:
+            raise ServerError(f"result URL expired or gone ({exc})") from exc
+        raise
+    return response.content, first_byte
 
 
 def json_object(body: bytes, *, what: str) -> dict[str, Any]:

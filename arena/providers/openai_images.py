@@ -25,6 +25,7 @@ from arena.providers.base import (
     ProviderTimeout,
     ServerError,
     Timing,
+    UnsupportedRequest,
 )
 from arena.providers.http_common import (
     CURRENT_CALL,
@@ -128,6 +129,16 @@ class OpenAIImagesProvider:
             mime = image_mime(request.reference_image)
             files["image"] = (f"reference.{mime.split('/')[-1]}", request.reference_image, mime)
             sent["image"] = describe_bytes(request.reference_image)
+            if request.extra_references:
+                # gpt-image models take several input images (sent as image[]); dall-e-2 edits take exactly one.
+                if self.params.model.startswith("dall-e"):
+                    raise UnsupportedRequest(f"{self.params.model} edits take one input image, not several")
+                images = [request.reference_image, *request.extra_references]
+                files["image"] = [
+                    (f"reference{i}.{image_mime(b).split('/')[-1]}", b, image_mime(b))
+                    for i, b in enumerate(images)
+                ]
+                sent["image"] = [describe_bytes(b) for b in images]
             if mask is not None:
                 files["mask"] = ("mask.png", mask, "image/png")
                 sent["mask"] = describe_bytes(mask)

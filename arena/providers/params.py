@@ -106,6 +106,12 @@ class SubmitPollParams(_Params):
         default_factory=lambda: ["failed", "error", "canceled", "cancelled"], min_length=1
     )
     error_field: str = "error"
+    body_wrapper: str | None = None  # Replicate nests the model inputs: {"input": {...}}
+    send_size: bool = True  # False for APIs that take an aspect ratio (put it in defaults) or no size at all
+    image_encoding: Literal["base64", "data_url"] = "base64"
+    images_field: str | None = None  # a list field taking every reference image (fal's image_urls)
+    extra_image_fields: list[str] = Field(default_factory=list)  # one field per further reference (BFL)
+    sync: bool = False  # the submit response is already the final result (no status to poll)
     result_url_field: str = "result.url"
     result_b64_field: str | None = None
     poll_interval_ms: int = Field(default=100, ge=1, le=60_000)
@@ -121,7 +127,7 @@ class SubmitPollParams(_Params):
 
     @model_validator(mode="after")
     def _poll_target(self) -> SubmitPollParams:
-        if self.status_url is None and self.status_url_field is None:
+        if not self.sync and self.status_url is None and self.status_url_field is None:
             raise ValueError("status_url: set status_url (a template with {id}) or status_url_field")
         return self
 
@@ -172,11 +178,24 @@ class SandboxParams(_Params):
         return value
 
 
+from arena.providers.params_more import (  # noqa: E402  (they build on the helpers above)
+    DiffusersParams,
+    ExternalParams,
+    GoogleGenAIParams,
+    IdeogramParams,
+    StabilityParams,
+)
+
 PARAMS_BY_ADAPTER: dict[str, type[_Params]] = {
     "openai": OpenAIParams,
     "openai_compatible": OpenAIParams,
     "submit_poll": SubmitPollParams,
     "sandbox": SandboxParams,
+    "google_genai": GoogleGenAIParams,
+    "stability": StabilityParams,
+    "ideogram": IdeogramParams,
+    "diffusers": DiffusersParams,
+    "external": ExternalParams,
 }
 
 

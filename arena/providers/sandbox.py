@@ -67,6 +67,8 @@ def request_params(params: SandboxParams, slug: str, request: GenerationRequest)
             edit_style=params.edit_style, global_style=params.global_style, edit_spill=params.edit_spill
         )
         sent["edit_region"] = list(request.edit_region) if request.edit_region else None
+        if request.extra_references:
+            sent["references"] = 1 + len(request.extra_references)
     return sent
 
 
@@ -80,7 +82,14 @@ def render(params: SandboxParams, slug: str, request: GenerationRequest) -> tupl
         region = request.edit_region
         if region is None and request.mask is not None:
             region = region_from_mask(request.mask)
-        image, details = apply_edit(request.reference_image, request.prompt, region, params, seed=seed)
+        image, details = apply_edit(
+            request.reference_image,
+            request.prompt,
+            region,
+            params,
+            seed=seed,
+            extras=request.extra_references,
+        )
     else:
         image, details = _text_to_image(params, request.prompt, seed)
     out = io.BytesIO()

@@ -104,8 +104,10 @@ def apply_edit(
     params: SandboxParams,
     *,
     seed: int,
+    extras: tuple[bytes, ...] = (),
 ) -> tuple[Image.Image, dict[str, object]]:
-    """The edited image and what was done (operation, pixel box, text drawn)."""
+    """The edited image and what was done (operation, pixel box, text drawn). Further reference images
+    (`extras`, e.g. a try-on's garment) are composited into the edit region, or the lower middle without one."""
     rng = random.Random(seed)
     nprng = np.random.default_rng(seed)
     image = open_reference(reference, params.native_size)
@@ -114,6 +116,8 @@ def apply_edit(
         visible_text(t, params.text_fidelity, typo_rate=params.typo_rate, drop_rate=params.drop_rate, rng=rng)
         for t in quoted_texts(prompt)
     ]
+    if extras:
+        return composite(image, extras, region, params, nprng)
     if region is None:
         image = global_style(image, params.global_style)
         if texts:
@@ -149,4 +153,37 @@ def apply_edit(
         "operation": operation,
         "box_px": list(box),
         "rendered_text": texts if operation == "text" else [],
+    }
+
+
+def composite(
+    image: Image.Image,
+    extras: tuple[bytes, ...],
+    region: Region | None,
+    params: SandboxParams,
+    rng: np.random.Generator,
+) -> tuple[Image.Image, dict[str, object]]:
+    """Blend the further reference images, side by side, into the edit region (spill applies as usual)."""
+    w, h = image.size
+    box = (
+        region_box(region, image.size, params.edit_spill)
+        if region
+        else (w // 4, h // 2, 3 * w // 4, h * 19 // 20)
+    )
+    patch = image.crop(box)
+    pw, ph = patch.size
+    width = max(1, pw // len(extras))
+    for i, data in enumerate(extras):
+        with Image.open(io.BytesIO(data)) as other:
+            piece = other.convert("RGB").resize((width, ph), Image.Resampling.LANCZOS)
+        patch.paste(
+            Image.blend(patch.crop((i * width, 0, i * width + width, ph)), piece, 0.85), (i * width, 0)
+        )
+    patch = degrade(patch, params.quality, rng)
+    image.paste(patch, box[:2])
+    return image, {
+        "operation": "composite",
+        "box_px": list(box),
+        "references": 1 + len(extras),
+        "rendered_text": [],
     }

@@ -24,13 +24,16 @@ from arena.providers.base import (
     RateLimited,
     ServerError,
     Timing,
+    UnsupportedRequest,
 )
 from arena.providers.http_common import (
     api_key_from_env,
     check_image,
     describe_bytes,
     dotted,
+    download_result,
     fetch,
+    image_mime,
     is_refusal,
     json_object,
     pick_size,
@@ -41,36 +44,63 @@ Sleep = Callable[[float], Awaitable[None]]
 POLL_ERROR_BUDGET = 3  # consecutive failed polls tolerated before the job is given up
 
 
+def _encode(params: SubmitPollParams, data: bytes) -> str:
+    """An image as the API takes it: bare base64 or a data URL."""
+    b64 = base64.b64encode(data).decode("ascii")
+    return f"data:{image_mime(data)};base64,{b64}" if params.image_encoding == "data_url" else b64
+
+
+def _references(params: SubmitPollParams, request: GenerationRequest) -> dict[str, Any]:
+    """The reference image fields: every reference, or UnsupportedRequest when the API takes fewer."""
+    if request.reference_image is None:
+        return {}
+    refs = [request.reference_image, *request.extra_references]
+    if params.images_field is not None:
+        return {params.images_field: [_encode(params, r) for r in refs]}
+    if len(refs) > 1 + len(params.extra_image_fields):
+        raise UnsupportedRequest(
+            f"{len(refs)} reference images, but this API takes at most {1 + len(params.extra_image_fields)}"
+        )
+    names = [params.image_field, *params.extra_image_fields]
+    return {name: _encode(params, r) for name, r in zip(names, refs, strict=False)}
+
+
 def request_body(params: SubmitPollParams, request: GenerationRequest) -> dict[str, Any]:
-    """The JSON submitted for one request, with field names from params (images as base64)."""
+    """The JSON submitted for one request, with field names from params (images as base64 or data URLs)."""
     width, height = (
         pick_size(params.sizes, request) if params.sizes is not None else (request.width, request.height)
     )
     body: dict[str, Any] = {params.prompt_field: request.prompt}
-    if params.size_field is not None:
+    if not params.send_size:
+        pass
+    elif params.size_field is not None:
         body[params.size_field] = {"width": width, "height": height}
     else:
         body[params.width_field] = width
         body[params.height_field] = height
     if params.supports_seed and request.seed is not None:
         body[params.seed_field] = request.seed
-    if request.reference_image is not None:
-        body[params.image_field] = base64.b64encode(request.reference_image).decode("ascii")
+    body.update(_references(params, request))
     if request.mask is not None:
-        body[params.mask_field] = base64.b64encode(request.mask).decode("ascii")
-    return {**params.defaults, **body}
+        body[params.mask_field] = _encode(params, request.mask)
+    merged = {**params.defaults, **body}
+    return {params.body_wrapper: merged} if params.body_wrapper else merged
 
 
 def _sent_params(
     params: SubmitPollParams, body: dict[str, Any], request: GenerationRequest
 ) -> dict[str, Any]:
     """The submitted body as recorded: uploaded images by size and hash, not by content."""
-    sent = dict(body)
-    if request.reference_image is not None:
-        sent[params.image_field] = describe_bytes(request.reference_image)
+    inner = dict(body[params.body_wrapper]) if params.body_wrapper else dict(body)
+    refs = [] if request.reference_image is None else [request.reference_image, *request.extra_references]
+    if params.images_field is not None and refs:
+        inner[params.images_field] = [describe_bytes(r) for r in refs]
+    else:
+        for name, ref in zip([params.image_field, *params.extra_image_fields], refs, strict=False):
+            inner[name] = describe_bytes(ref)
     if request.mask is not None:
-        sent[params.mask_field] = describe_bytes(request.mask)
-    return sent
+        inner[params.mask_field] = describe_bytes(request.mask)
+    return {params.body_wrapper: inner} if params.body_wrapper else inner
 
 
 def _without(data: dict[str, Any], path: str | None) -> dict[str, Any]:
@@ -130,8 +160,10 @@ class SubmitPollProvider:
                     self._http, "POST", p.submit_url, json=body, headers=headers, what="submit"
                 )
                 job = json_object(response.content, what="submit response")
-                status_url = self._status_url(job)
-                state, polls, polled_at = await self._poll(status_url, headers)
+                if p.sync:  # the answer already holds the image (or its URL)
+                    state, polls, polled_at = job, 0, time.perf_counter()
+                else:
+                    state, polls, polled_at = await self._poll(self._status_url(job), headers)
                 if p.result_json_url_field is not None:
                     result_url = dotted(job, p.result_json_url_field)
                     if not isinstance(result_url, str):
@@ -210,6 +242,8 @@ class SubmitPollProvider:
         if p.result_b64_field is not None:
             inline = dotted(state, p.result_b64_field)
             if isinstance(inline, str):
+                if inline.startswith("data:") and "," in inline:  # some APIs send a data URL (xAI)
+                    inline = inline.split(",", 1)[1]
                 try:
                     return base64.b64decode(inline, validate=True), polled_at, "b64"
                 except (binascii.Error, ValueError) as exc:
@@ -218,8 +252,8 @@ class SubmitPollProvider:
         if not isinstance(url, str) or not url:
             raise BadResponse(f"status response: no result URL at '{p.result_url_field}'")
         extra = headers if p.auth_on_download else {}
-        response, first_byte = await fetch(self._http, "GET", url, headers=extra, what="image download")
-        return response.content, first_byte, "url"
+        content, first_byte = await download_result(self._http, url, headers=extra)
+        return content, first_byte, "url"
 
 
 def _job_failure(status: str, reason: Any) -> ProviderError:

@@ -34,7 +34,9 @@ MIN_VOTES = 10
 MIN_MODEL_VOTES = 5
 MIN_SESSIONS = 3
 VERSION = "1"
-FILTERS = ("likelihood", "same_side", "favoritism", "address_likelihood", "address_favoritism")
+SESSION_FILTERS = ("likelihood", "same_side", "favoritism")
+ADDRESS_FILTERS = ("address_likelihood", "address_favoritism")
+FILTERS = SESSION_FILTERS + ADDRESS_FILTERS
 
 
 @dataclass(frozen=True)
@@ -59,33 +61,43 @@ class Flag:
     reason: str
 
 
+PairTotals = dict[tuple[str, str], list[float]]
+
+
+def pair_score(model_a: str, model_b: str, winner: str) -> tuple[tuple[str, str], float]:
+    """The sorted pair of a vote and the first model's score in it (1 win, 0 loss, 0.5 tie)."""
+    a, b = sorted((model_a, model_b))
+    score = {"model_a": 1.0, "model_b": 0.0}.get(winner, 0.5)
+    return (a, b), (score if a == model_a else 1.0 - score)
+
+
 class _Rates:
-    """Pair counts for leave-group-out outcome rates."""
+    """Pair counts for leave-group-out outcome rates: `total` over every vote of the modality (passed in when
+    the database already summed them, else counted from `votes`)."""
 
-    def __init__(self, votes: Sequence[RawVote]) -> None:
-        self.total: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
-
-        for v in votes:
-            self._add(self.total, v, 1.0)
+    def __init__(self, votes: Sequence[RawVote] = (), total: PairTotals | None = None) -> None:
+        self.total: PairTotals = defaultdict(lambda: [0.0, 0.0])
+        if total is not None:
+            self.total.update({k: list(v) for k, v in total.items()})
+        else:
+            for v in votes:
+                self._add(self.total, v, 1.0)
 
     @staticmethod
-    def _add(table: dict[tuple[str, str], list[float]], v: RawVote, sign: float) -> None:
-        a, b = sorted((v.model_a, v.model_b))
-        score = {"model_a": 1.0, "model_b": 0.0}.get(v.winner, 0.5)
-        if a != v.model_a:
-            score = 1.0 - score
-        cell = table[(a, b)]
+    def _add(table: PairTotals, v: RawVote, sign: float) -> None:
+        key, score = pair_score(v.model_a, v.model_b, v.winner)
+        cell = table[key]
         cell[0] += sign * score
         cell[1] += sign
 
-    def without(self, group: Sequence[RawVote]) -> dict[tuple[str, str], list[float]]:
-        own: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    def without(self, group: Sequence[RawVote]) -> PairTotals:
+        own: PairTotals = defaultdict(lambda: [0.0, 0.0])
         for v in group:
             self._add(own, v, 1.0)
         return {k: [self.total[k][0] - own[k][0], self.total[k][1] - own[k][1]] for k in own}
 
     @staticmethod
-    def p_beats(rest: dict[tuple[str, str], list[float]], winner: str, loser: str) -> float:
+    def p_beats(rest: PairTotals, winner: str, loser: str) -> float:
         a, b = sorted((winner, loser))
         wins_a, n = rest.get((a, b), [0.0, 0.0])
         p_a = (wins_a + 1.0) / (n + 2.0)
@@ -146,32 +158,44 @@ def find_anomalies(votes: Sequence[RawVote]) -> list[Flag]:
             by_address[v.address].append(v)
     flags: list[Flag] = []
     for group in by_session.values():
-        decisive = _decisive(group)
-        if len(decisive) < MIN_VOTES:
-            continue
-        rest = rates.without(group)
+        flags += session_flags(group, rates)
+    for group in by_address.values():
+        flags += address_flags(group, rates)
+    return flags
+
+
+def session_flags(group: Sequence[RawVote], rates: _Rates) -> list[Flag]:
+    """The session filters (likelihood, same_side, favoritism) on one session's votes."""
+    decisive = _decisive(group)
+    if len(decisive) < MIN_VOTES:
+        return []
+    flags: list[Flag] = []
+    rest = rates.without(group)
+    p_ll = likelihood_p_value([_Rates.p_beats(rest, w, loser) for _, w, loser in decisive])
+    if p_ll < ALPHA:
+        reason = f"session likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
+        flags += [Flag(v.id, "likelihood", reason) for v in group]
+    left = sum(1 for v, w, _ in decisive if (v.a_side == "left") == (w == v.model_a))
+    p_side = binomtest(left, len(decisive), 0.5).pvalue
+    if p_side < ALPHA:
+        reason = f"chose the left image {left} of {len(decisive)} times (p={p_side:.2g})"
+        flags += [Flag(v.id, "same_side", reason) for v in group]
+    return flags + _favoritism_flags(group, decisive, rest, "favoritism", "session")
+
+
+def address_flags(group: Sequence[RawVote], rates: _Rates) -> list[Flag]:
+    """The address filters (address_likelihood, address_favoritism) on all votes of one client address."""
+    if len({v.session for v in group}) < MIN_SESSIONS:
+        return []
+    flags: list[Flag] = []
+    decisive = _decisive(group)
+    rest = rates.without(group)
+    if len(decisive) >= MIN_VOTES:
         p_ll = likelihood_p_value([_Rates.p_beats(rest, w, loser) for _, w, loser in decisive])
         if p_ll < ALPHA:
-            reason = f"session likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
-            flags += [Flag(v.id, "likelihood", reason) for v in group]
-        left = sum(1 for v, w, _ in decisive if (v.a_side == "left") == (w == v.model_a))
-        p_side = binomtest(left, len(decisive), 0.5).pvalue
-        if p_side < ALPHA:
-            reason = f"chose the left image {left} of {len(decisive)} times (p={p_side:.2g})"
-            flags += [Flag(v.id, "same_side", reason) for v in group]
-        flags += _favoritism_flags(group, decisive, rest, "favoritism", "session")
-    for group in by_address.values():
-        if len({v.session for v in group}) < MIN_SESSIONS:
-            continue
-        decisive = _decisive(group)
-        rest = rates.without(group)
-        if len(decisive) >= MIN_VOTES:
-            p_ll = likelihood_p_value([_Rates.p_beats(rest, w, loser) for _, w, loser in decisive])
-            if p_ll < ALPHA:
-                reason = f"address likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
-                flags += [Flag(v.id, "address_likelihood", reason) for v in group]
-        flags += _favoritism_flags(group, decisive, rest, "address_favoritism", "address")
-    return flags
+            reason = f"address likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
+            flags += [Flag(v.id, "address_likelihood", reason) for v in group]
+    return flags + _favoritism_flags(group, decisive, rest, "address_favoritism", "address")
 
 
 def _favoritism_flags(

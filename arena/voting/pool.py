@@ -1,14 +1,22 @@
 """What matchmaking reads on every request, cached in memory and refreshed every few seconds:
 prompts with at least two outputs grouped by cell, the outputs per prompt, current standings, shares and the
-vote plan (computed here, once per refresh, from the latest snapshot's ratings and the votes cast per pair)."""
+vote plan (computed here, once per refresh, from the latest snapshot's ratings and the votes cast per pair).
+
+Refreshes happen off the request path: a request that finds its pool stale is served the pool it has while
+one background thread per modality rebuilds it (never two at once). Votes cast per pair are counted
+incrementally (only votes past the last counted id), and recent shares read an index on (modality, served_at),
+so a refresh costs the same at 5 million votes as at 5 thousand. Only a process's very first request for a
+modality waits for a load (concurrent first requests share that one load)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import Engine, func, select
 
@@ -16,6 +24,7 @@ from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot, Vote
 from arena.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key, plan_votes
 
 SHARE_WINDOW = 2000
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -53,8 +62,16 @@ class ModalityPool:
     plan: dict[Pair, float] = field(default_factory=dict)
 
 
+@dataclass
+class _Cast:
+    """Votes cast per model pair of one modality, counted up to the vote id `last`."""
+
+    last: int = 0
+    pairs: dict[Pair, float] = field(default_factory=lambda: defaultdict(float))
+
+
 class PoolCache:
-    """Loads a `ModalityPool` per modality and keeps it for `ttl` seconds (or until invalidated)."""
+    """Keeps a `ModalityPool` per modality, rebuilt in the background once older than `ttl` seconds."""
 
     def __init__(
         self,
@@ -63,29 +80,85 @@ class PoolCache:
         ttl: float = 15.0,
         clock: Callable[[], float] = time.monotonic,
         plan_votes: int = 200,
+        background: bool = True,
     ) -> None:
         self.engine = engine
         self.plan_votes = plan_votes
         self.ttl = ttl
         self.clock = clock
+        self.background = background
         self._pools: dict[str, tuple[float, ModalityPool]] = {}
+        self._cast: dict[str, _Cast] = {}
+        self._refreshing: set[str] = set()
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+        self.refreshes = 0
 
     def invalidate(self) -> None:
-        """Forget every cached pool (after generation, retirement or a new snapshot)."""
+        """Rebuild every cached pool now, in the caller's thread (after generation, retirement or a new
+        snapshot: operator actions, never a voter's request); requests meanwhile keep the previous pool."""
         with self._lock:
-            self._pools.clear()
+            cached = list(self._pools)
+        for modality in cached:
+            self._refresh(modality)
 
     def get(self, modality: str) -> ModalityPool:
-        """The pool for `modality`, reloaded when older than the ttl."""
+        """The pool for `modality`; when older than the ttl, a background rebuild starts and the current pool
+        is returned at once (with `background=False`, the caller rebuilds it instead)."""
         with self._lock:
             cached = self._pools.get(modality)
-            if cached is not None and self.clock() - cached[0] < self.ttl:
+            stale = cached is not None and self.clock() - cached[0] >= self.ttl
+            if cached is not None and stale and self.background and modality not in self._refreshing:
+                self._refreshing.add(modality)
+                threading.Thread(target=self._refresh_quietly, args=(modality,), daemon=True).start()
+            if cached is not None and (not stale or self.background):
                 return cached[1]
+        with self._load_lock:  # a first (or foreground) load: concurrent callers wait for this one
+            with self._lock:
+                cached = self._pools.get(modality)
+                if cached is not None and self.clock() - cached[0] < self.ttl:
+                    return cached[1]
+            return self._refresh(modality)
+
+    def _refresh_quietly(self, modality: str) -> None:
+        try:
+            self._refresh(modality)
+        except Exception:  # a failed refresh keeps the previous pool; the next stale request retries
+            log.exception("matchmaking pool refresh for %s failed", modality)
+        finally:
+            with self._lock:
+                self._refreshing.discard(modality)
+
+    def _refresh(self, modality: str) -> ModalityPool:
         pool = self.load(modality)
         with self._lock:
             self._pools[modality] = (self.clock(), pool)
+            self.refreshes += 1
         return pool
+
+    def votes_cast(self, conn: Any, modality: str) -> dict[Pair, float]:
+        """Votes per model pair, adding only the votes past the last counted id to the running counts.
+
+        A vote committed after a later id was counted (concurrent inserts) is missed by this process's counts;
+        they steer the plan (which pairs need votes), never a rating, so that rare miss is harmless."""
+        with self._lock:
+            state = self._cast.setdefault(modality, _Cast())
+            last = state.last
+        new: dict[Pair, float] = defaultdict(float)
+        top = last
+        for a, b, n, high in conn.execute(
+            select(Vote.model_a, Vote.model_b, func.count(), func.max(Vote.id))
+            .where(Vote.modality == modality, Vote.id > last)
+            .group_by(Vote.model_a, Vote.model_b)
+        ).all():
+            new[pair_key(a, b)] += n
+            top = max(top, int(high))
+        with self._lock:
+            if state.last == last:  # another refresh did not count the same votes meanwhile
+                for pair, n in new.items():
+                    state.pairs[pair] += n
+                state.last = top
+            return dict(state.pairs)
 
     def load(self, modality: str) -> ModalityPool:
         """Read the pool for `modality` from the database."""
@@ -138,7 +211,7 @@ class PoolCache:
             recent = (
                 select(Matchup.left_output_id, Matchup.right_output_id)
                 .where(Matchup.modality == modality)
-                .order_by(Matchup.served_at.desc())  # type: ignore[attr-defined]
+                .order_by(Matchup.modality, Matchup.served_at.desc())  # type: ignore[attr-defined]
                 .limit(SHARE_WINDOW)
                 .subquery()
             )
@@ -152,13 +225,7 @@ class PoolCache:
                     counts[slug] += n
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}
-            cast: dict[Pair, float] = defaultdict(float)
-            for a, b, n in conn.execute(
-                select(Vote.model_a, Vote.model_b, func.count())
-                .where(Vote.modality == modality)
-                .group_by(Vote.model_a, Vote.model_b)
-            ).all():
-                cast[pair_key(a, b)] += n
+            cast = self.votes_cast(conn, modality)
         rated = {slug: s.rating for slug, s in pool.standings.items() if slug in pool.models}
         pool.plan = plan_votes(rated, cast, self.plan_votes)
         return pool

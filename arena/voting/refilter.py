@@ -1,23 +1,131 @@
-"""Run the batch (anomaly) filters over every raw vote and replace their verdicts in one transaction."""
+"""Run the batch (anomaly) filters, incrementally: only sessions and client addresses with votes newer than the
+last run are re-examined, their votes loaded a chunk of groups at a time, and only their verdicts replaced.
+
+Outcome rates over every vote of a modality (what the filters compare a group with) are summed in the database,
+so memory depends on the largest group and the number of model pairs, not on the number of votes. A group
+without new votes keeps the verdicts of the run that last examined it; `full=True` (`arena votes filter`)
+re-examines every group, as does the first run and any run after the filter version changed.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 
-from arena.db.tables import Vote, VoteVerdict, utcnow
-from arena.voting.anomaly import FILTERS, VERSION, RawVote, find_anomalies
+from arena.db.tables import BatchFilterMark, Vote, VoteVerdict, utcnow
+from arena.voting.anomaly import (
+    ADDRESS_FILTERS,
+    SESSION_FILTERS,
+    VERSION,
+    Flag,
+    PairTotals,
+    RawVote,
+    _Rates,
+    address_flags,
+    pair_score,
+    session_flags,
+)
+
+#: Groups whose votes are loaded together (bounds memory by this many groups' votes).
+CHUNK = 2000
+#: Ids re-examined below the last mark: a vote whose id was taken before the last run but committed after it
+#: (concurrent inserts commit out of id order) is still seen. Far more than the inserts ever in flight at once.
+ID_OVERLAP = 1000
+RAW_COLUMNS = (
+    Vote.id,
+    Vote.session_id,
+    Vote.client_hash,
+    Vote.model_a,
+    Vote.model_b,
+    Vote.winner,
+    Vote.a_side,
+)
+
+
+def pair_totals(conn: Connection, modality: str) -> _Rates:
+    """Every vote of `modality` summed per sorted model pair (score of the first model, votes) in SQL."""
+    total: PairTotals = {}
+    for a, b, winner, n in conn.execute(
+        select(Vote.model_a, Vote.model_b, Vote.winner, func.count())
+        .where(Vote.modality == modality)
+        .group_by(Vote.model_a, Vote.model_b, Vote.winner)
+    ).all():
+        key, score = pair_score(a, b, winner)
+        cell = total.setdefault(key, [0.0, 0.0])
+        cell[0] += score * n
+        cell[1] += n
+    return _Rates(total=total)
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _replace(
+    conn: Connection, ids: list[int], flags: list[Flag], filters: tuple[str, ...], now: datetime
+) -> Counter[str]:
+    """Replace the verdicts of `filters` on the votes `ids` by `flags` (a vote flagged twice by one filter
+    keeps the first reason)."""
+    for part in _chunks(ids, 5000):
+        conn.execute(
+            delete(VoteVerdict).where(
+                VoteVerdict.vote_id.in_(part),  # type: ignore[attr-defined]
+                VoteVerdict.filter.in_(filters),  # type: ignore[attr-defined]
+            )
+        )
+    seen: set[tuple[int, str]] = set()
+    rows, counts = [], Counter[str]()
+    for flag in flags:
+        if (flag.vote_id, flag.filter) in seen:
+            continue
+        seen.add((flag.vote_id, flag.filter))
+        counts[flag.filter] += 1
+        rows.append(
+            {
+                "vote_id": flag.vote_id,
+                "filter": flag.filter,
+                "filter_version": VERSION,
+                "kept": False,
+                "reason": flag.reason,
+                "decided_at": now,
+            }
+        )
+    if rows:
+        conn.execute(insert(VoteVerdict), rows)
+    return counts
+
+
+def _examine(
+    conn: Connection, modality: str, column: Any, keys: list[str], rates: _Rates, now: datetime
+) -> Counter[str]:
+    """Re-run one kind of group filter (by session or by address) on the groups `keys`."""
+    by_session = column is Vote.session_id
+    check, filters = (session_flags, SESSION_FILTERS) if by_session else (address_flags, ADDRESS_FILTERS)
+    counts: Counter[str] = Counter()
+    for part in _chunks(keys, CHUNK):
+        groups: dict[str, list[RawVote]] = {}
+        ids: list[int] = []
+        for row in conn.execute(
+            select(*RAW_COLUMNS).where(Vote.modality == modality, column.in_(part)).order_by(Vote.id)
+        ):
+            vote = RawVote(*row)
+            groups.setdefault(vote.session if by_session else vote.address or "", []).append(vote)
+            ids.append(vote.id)
+        flags = [flag for group in groups.values() for flag in check(group, rates)]
+        counts += _replace(conn, ids, flags, filters, now)
+    return counts
 
 
 def run_batch_filters(
-    engine: Engine, *, modality: str | None = None, now: datetime | None = None
+    engine: Engine, *, modality: str | None = None, now: datetime | None = None, full: bool = False
 ) -> Counter[str]:
-    """Recompute anomaly verdicts for all votes (of one modality, or all); returns filtered counts per filter.
-
-    Votes are never touched: only verdict rows of the batch filters are deleted and rewritten.
-    """
+    """Update anomaly verdicts for the groups with new votes (or all groups with `full`); returns how many
+    verdicts each filter wrote in this run. Votes are never touched, only batch-filter verdict rows."""
     now = now or utcnow()
     counts: Counter[str] = Counter()
     with engine.begin() as conn:
@@ -25,44 +133,31 @@ def run_batch_filters(
             [modality] if modality else [m for (m,) in conn.execute(select(Vote.modality).distinct())]
         )
         for mod in modalities:
-            rows = conn.execute(
-                select(
-                    Vote.id,
-                    Vote.session_id,
-                    Vote.client_hash,
-                    Vote.model_a,
-                    Vote.model_b,
-                    Vote.winner,
-                    Vote.a_side,
-                ).where(Vote.modality == mod)
-            ).all()
-            votes = [RawVote(*row) for row in rows]
-            flags = find_anomalies(votes)
-            ids = [v.id for v in votes]
-            for start in range(0, len(ids), 5000):
-                conn.execute(
-                    delete(VoteVerdict).where(
-                        VoteVerdict.vote_id.in_(ids[start : start + 5000]),  # type: ignore[attr-defined]
-                        VoteVerdict.filter.in_(FILTERS),  # type: ignore[attr-defined]
-                    )
+            last = conn.execute(
+                select(Vote.id).where(Vote.modality == mod).order_by(Vote.id.desc()).limit(1)  # type: ignore[union-attr]
+            ).scalar()
+            if last is None:
+                continue
+            mark = conn.execute(select(BatchFilterMark).where(BatchFilterMark.modality == mod)).first()
+            since = (
+                -1
+                if full or mark is None or mark.filter_version != VERSION
+                else mark.last_vote_id - ID_OVERLAP
+            )
+            rates = pair_totals(conn, mod)
+            fresh = (Vote.modality == mod, Vote.id > since)
+            sessions = sorted(s for (s,) in conn.execute(select(Vote.session_id).where(*fresh).distinct()))
+            addresses = sorted(
+                a
+                for (a,) in conn.execute(
+                    select(Vote.client_hash).where(*fresh, Vote.client_hash.is_not(None)).distinct()  # type: ignore[union-attr]
                 )
-            seen: set[tuple[int, str]] = set()
-            rows_out = []
-            for flag in flags:
-                if (flag.vote_id, flag.filter) in seen:
-                    continue
-                seen.add((flag.vote_id, flag.filter))
-                counts[flag.filter] += 1
-                rows_out.append(
-                    {
-                        "vote_id": flag.vote_id,
-                        "filter": flag.filter,
-                        "filter_version": VERSION,
-                        "kept": False,
-                        "reason": flag.reason,
-                        "decided_at": now,
-                    }
-                )
-            if rows_out:
-                conn.execute(insert(VoteVerdict), rows_out)
+            )
+            counts += _examine(conn, mod, Vote.session_id, sessions, rates, now)
+            counts += _examine(conn, mod, Vote.client_hash, addresses, rates, now)
+            values = {"filter_version": VERSION, "last_vote_id": int(last), "ran_at": now}
+            if mark is None:
+                conn.execute(insert(BatchFilterMark).values(modality=mod, **values))
+            else:
+                conn.execute(update(BatchFilterMark).where(BatchFilterMark.modality == mod).values(values))
     return counts

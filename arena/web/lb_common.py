@@ -57,7 +57,13 @@ def get_reader(request: Request) -> LeaderboardReader:
         with _LOCK:
             reader = getattr(state, "leaderboard_reader", None)
             if reader is None:
-                reader = LeaderboardReader(state.engine, state.taxonomy, state.clock)
+                settings = getattr(state, "settings", None)
+                reader = LeaderboardReader(
+                    state.engine,
+                    state.taxonomy,
+                    state.clock,
+                    min_timing_samples=settings.min_timing_samples if settings is not None else 0,
+                )
                 state.leaderboard_reader = reader
     return reader
 

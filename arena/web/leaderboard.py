@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.web import compare, lb_api, lb_history, methodology, model_page
 from arena.web.deps import TaxonomyDep
@@ -163,6 +164,7 @@ def _render(
         ),
         "heatmap": slice_heatmap(view, taxonomy),
         "simulated": bool(published and published.params.get("include_simulated")),
+        "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
     }
     return request.app.state.templates.TemplateResponse(request, "leaderboard.html", context)
 

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from arena.evals.arena_grades import text_accuracy_view
 from arena.latency import WINDOW
 from arena.leaderboard import LeaderboardReader, board_keys
 from arena.leaderboard.store import load_models
@@ -74,5 +75,6 @@ def _render(
         "anomaly_min_votes": anomaly.MIN_VOTES,
         "window_days": WINDOW.days,
         "taxonomy": taxonomy,
+        "text_agreement": text_accuracy_view(reader.engine)["agreement"],
     }
     return request.app.state.templates.TemplateResponse(request, "methodology.html", context)

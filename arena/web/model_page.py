@@ -7,6 +7,7 @@ from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import select
 
 from arena.db.tables import Prompt, ReferenceImage
+from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader
 from arena.media import SERVED_MEDIA_TYPE, normalize_image
 from arena.web.deps import TaxonomyDep
@@ -49,6 +50,7 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
         "grid": cell_heatmap(detail, taxonomy),
         "simulated": bool(snapshot and snapshot.params.get("include_simulated")),
         "label": lambda axis, value: taxonomy.label(axis, value).name if taxonomy.has(axis, value) else value,
+        "text_accuracy": accuracy_texts(reader.engine).get(slug),
     }
     return request.app.state.templates.TemplateResponse(request, "model.html", context)
 

@@ -46,13 +46,15 @@ class Request:
     headers: dict[str, str]
     body: bytes
     received_at: float = field(default_factory=time.perf_counter)
+    file_parts: dict[str, list[bytes]] = field(default_factory=dict)  # every file part by field name (form())
 
     def json(self) -> Any:
         """The body parsed as JSON."""
         return json.loads(self.body)
 
     def form(self) -> tuple[dict[str, str], dict[str, bytes]]:
-        """A multipart/form-data body as (text fields, file fields -> bytes)."""
+        """A multipart/form-data body as (text fields, file fields -> bytes); a repeated file field keeps its
+        last part (see `form_files` for all of them)."""
         head = f"Content-Type: {self.headers['content-type']}\r\n\r\n".encode()
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + self.body)
         fields: dict[str, str] = {}
@@ -62,6 +64,7 @@ class Request:
             payload = part.get_payload(decode=True) or b""
             if part.get_filename() is not None:
                 files[name] = payload
+                self.file_parts.setdefault(name, []).append(payload)
             else:
                 fields[name] = payload.decode()
         return fields, files

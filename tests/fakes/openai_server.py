@@ -62,6 +62,7 @@ class Call:
     fields: dict[str, object]
     files: dict[str, bytes] = field(default_factory=dict)
     received_at: float = 0.0
+    file_lists: dict[str, list[bytes]] = field(default_factory=dict)  # repeated fields such as image[]
 
 
 class FakeOpenAIServer(FakeHTTPServer):
@@ -103,7 +104,9 @@ class FakeOpenAIServer(FakeHTTPServer):
             return Reply.json({"error": {"message": "no such route", "code": "not_found"}}, 404)
         if request.path.endswith("edits"):
             fields, files = request.form()
-            call = Call("edits", request.headers, dict(fields), files, request.received_at)
+            call = Call(
+                "edits", request.headers, dict(fields), files, request.received_at, request.file_parts
+            )
         else:
             call = Call("generations", request.headers, request.json(), {}, request.received_at)
         self.calls.append(call)

@@ -20,6 +20,7 @@ from arena.providers import (
     ProviderTimeout,
     RateLimited,
     ServerError,
+    UnsupportedRequest,
     build_provider,
 )
 from tests.fakes.images import png_bytes
@@ -225,3 +226,30 @@ def test_the_image_bytes_are_returned_exactly_as_sent(server):
     result = call(server, None, Behaviour("b64"))
     assert result.image == png_bytes("1024x1024", "a red fox in the snow")
     assert base64.b64encode(result.image)
+
+
+def test_an_edit_with_several_reference_images_sends_them_all(server):
+    person, garment = png_bytes("256x256", "person"), png_bytes("128x128", "garment")
+    request = GenerationRequest(
+        prompt="put the person in the jacket",
+        modality="image_editing",
+        reference_image=person,
+        extra_references=(garment,),
+    )
+    result = call(server, request, Behaviour("b64"))
+    sent = server.calls[-1]
+    assert sent.endpoint == "edits"
+    assert sent.file_lists["image[]"] == [person, garment]
+    assert [d["bytes"] for d in result.sent_params["image"]] == [len(person), len(garment)]
+
+
+def test_dall_e_2_refuses_several_reference_images_instead_of_dropping_them(server):
+    request = GenerationRequest(
+        prompt="x",
+        modality="image_editing",
+        reference_image=png_bytes("64x64"),
+        extra_references=(png_bytes("64x64"),),
+    )
+    with pytest.raises(UnsupportedRequest, match="one input image"):
+        call(server, request, Behaviour("b64"), model="dall-e-2")
+    assert server.calls == []

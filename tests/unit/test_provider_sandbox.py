@@ -257,4 +257,37 @@ def test_the_commented_out_real_endpoint_examples_validate_once_uncommented():
         validate_params(entry.adapter, entry.params)
     slugs = {e.slug for e in examples}
     assert {"gpt-image-1", "gpt-image-1-edit", "flux-1-schnell", "flux-2-dev"} <= slugs
-    assert {e.adapter for e in examples} == {"openai", "openai_compatible", "submit_poll"}
+    assert {e.adapter for e in examples} == {
+        "openai",
+        "openai_compatible",
+        "submit_poll",
+        "google_genai",
+        "stability",
+        "ideogram",
+        "diffusers",
+        "external",
+    }
+
+
+def test_further_reference_images_are_composited_into_the_region_and_nothing_else_changes():
+    person = png((400, 400))
+    garment = Image.new("RGB", (200, 300), (200, 20, 20))
+    out = io.BytesIO()
+    garment.save(out, "PNG")
+    region = (0.25, 0.5, 0.75, 1.0)
+    request = GenerationRequest(
+        prompt="Put the person into the jacket",
+        modality="image_editing",
+        reference_image=person,
+        extra_references=(out.getvalue(),),
+        edit_region=region,
+    )
+    result = generate({"native_size": 400, "quality": 1.0}, request)
+    before, after = pixels(person), pixels(result.image)
+    inside = np.zeros(before.shape[:2], bool)
+    inside[200:400, 100:300] = True
+    assert np.array_equal(before[~inside], after[~inside])
+    assert (
+        after[inside][:, 0].mean() > 150 and after[inside][:, 1].mean() < 80
+    )  # the red garment shows through
+    assert result.sent_params["references"] == 2 and result.raw_metadata["operation"] == "composite"

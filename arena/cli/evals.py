@@ -1,0 +1,247 @@
+"""`arena eval run|compare|arena`: run a suite and write its reports, compare two runs, grade arena outputs."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import engine_for, fail, load_settings, print_json
+
+app = typer.Typer(help="The eval harness: suites of cases graded automatically.", no_args_is_help=True)
+
+
+def _resolve_run(engine, ref: str) -> str:  # noqa: ANN001
+    """A run id, or a run folder holding run.json."""
+    path = Path(ref)
+    if (path / "run.json").is_file():
+        return json.loads((path / "run.json").read_text())["run_id"]
+    return ref
+
+
+@app.command("run")
+def run_command(
+    suite: Annotated[Path, typer.Argument(help="The suite file (TOML).")],
+    models: Annotated[
+        str, typer.Option("--models", help="Comma-separated model-run labels or slugs to run (default: all).")
+    ] = "",
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default var/evals/<run id>).")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=64, help="Items generated and graded at once.")
+    ] = 4,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the run in --out: finished items are skipped.")
+    ] = False,
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Leave out rubric (LLM judge) graders: offline graders only.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
+    Exit code 1 when a gate's pass rate is below its min_pass_rate, 2 for bad input."""
+    from arena.db import upgrade_database
+    from arena.evals.report import render_html, write_junit
+    from arena.evals.runner import RunConfig, SuiteRunner
+    from arena.evals.store import load_run
+    from arena.evals.suite import SuiteError, load_suite
+    from arena.judge import JudgeClient, JudgeConfig, JudgeConfigError
+    from arena.registry import RegistryError, load_registry
+
+    settings = load_settings()
+    if resume and out is None:
+        fail("--resume needs --out DIR (the folder of the run to continue)")
+    try:
+        registry = {e.slug: e for e in load_registry(settings.models_file)}
+    except RegistryError as exc:
+        fail(str(exc))
+    try:
+        loaded = load_suite(suite, {slug: e.modality for slug, e in registry.items()})
+    except SuiteError as exc:
+        for problem in exc.problems:
+            typer.echo(problem, err=True)
+        fail(
+            f"invalid suite ({len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''}); nothing was run"
+        )
+    if no_judge:
+        loaded = dataclasses.replace(loaded, graders=tuple(g for g in loaded.graders if g.name != "rubric"))
+    wanted = tuple(m.strip() for m in models.split(",") if m.strip())
+    known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
+    if unknown := [m for m in wanted if m not in known]:
+        fail(f"--models: {', '.join(unknown)} not in the suite (runs: {', '.join(sorted(known))})")
+    with engine_for(settings) as engine:
+        upgrade_database(engine)
+        judge = None
+        if any(g.name == "rubric" for g in loaded.graders):
+            judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
+            try:
+                judge.config.api_key()
+            except JudgeConfigError as exc:
+                fail(str(exc))
+        from arena.evals.runner import new_run_id
+
+        folder = out or Path("var") / "evals" / new_run_id(loaded)
+        runner = SuiteRunner(loaded, engine, registry, RunConfig(folder, concurrency, resume, wanted), judge)
+        try:
+            run_id = runner.prepare()
+        except FileExistsError as exc:
+            fail(str(exc))
+
+        async def go() -> tuple[dict, int]:
+            try:
+                return await runner.run()
+            finally:
+                if judge is not None:
+                    await judge.aclose()
+
+        summary, code = asyncio.run(go())
+        stored = load_run(engine, run_id)
+        assert stored is not None
+        render_html(stored[0], stored[1], folder)
+        write_junit(stored[0], stored[1], folder / "junit.xml")
+    if as_json:
+        print_json({"run_id": run_id, "out": str(folder), "exit_code": code, **summary})
+    else:
+        for label, s in summary["runs"].items():
+            v = s["verdicts"]
+            typer.echo(
+                f"{label}: {v['pass']}/{s['items']} pass, {v['fail']} fail, {v.get('unscored', 0)} unscored"
+            )
+            for key, g in s["gates"].items():
+                mark = "ok" if g["ok"] else "BELOW"
+                typer.echo(
+                    f"  {key}: {g['passed']}/{g['total']} ({g['rate']:.0%}, minimum {g['min_pass_rate']:.0%}) {mark}"
+                )
+        typer.echo(f"run {run_id}: {folder}/report.html, {folder}/junit.xml")
+    raise typer.Exit(code)
+
+
+@app.command("compare")
+def compare_command(
+    run_a: Annotated[str, typer.Argument(help="Run id or run folder (the baseline).")],
+    run_b: Annotated[str, typer.Argument(help="Run id or run folder (the candidate).")],
+    label_a: Annotated[str | None, typer.Option("--label-a", help="Model run (or sweep point) of A.")] = None,
+    label_b: Annotated[str | None, typer.Option("--label-b", help="Model run (or sweep point) of B.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Per case and per metric changes from A to B, regressions first."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    from arena.evals.compare import compare
+    from arena.evals.store import load_run
+
+    settings = load_settings()
+    with engine_for(settings) as engine:
+        runs = []
+        for ref in (run_a, run_b):
+            try:
+                loaded = load_run(engine, _resolve_run(engine, ref))
+            except (OperationalError, ProgrammingError):
+                fail("the database has no eval tables: run `arena init` or `arena eval run` first")
+            if loaded is None:
+                fail(f"no eval run '{ref}' in the database")
+            runs.append(loaded)
+    try:
+        result = compare(runs[0][1], runs[1][1], label_a, label_b)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(result)
+        return
+    typer.echo(
+        f"{result['regressions']} regressions, {result['improvements']} improvements, {result['unchanged']} unchanged"
+    )
+    for c in result["changes"]:
+        sign = "REGRESSED" if c["delta"] < 0 else "improved "
+        typer.echo(
+            f"{sign} {c['case_id']}#{c['sample']} {c['key']}: {c['a']} -> {c['b']}  ({c['label_a']} -> {c['label_b']})"
+        )
+    for name, ids in (("only in A", result["only_in_a"]), ("only in B", result["only_in_b"])):
+        if ids:
+            typer.echo(f"{name}: {', '.join(ids)}")
+
+
+@app.command("arena")
+def arena_command(
+    grader: Annotated[
+        str, typer.Option("--grader", help="The automatic grader: ocr_exact_text.")
+    ] = "ocr_exact_text",
+    model: Annotated[str | None, typer.Option("--model", help="Only this model's outputs.")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Grade at most this many outputs.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Grade the arena's outputs of text-rendering prompts whose required text is known (the prompt's quoted
+    strings) and print text accuracy per model with its rank correlation to the human Text Rendering board."""
+    from arena.evals.arena_grades import GRADERS, grade_arena, text_accuracy_view
+
+    settings = load_settings()
+    if grader not in GRADERS:
+        fail(f"--grader must be one of {', '.join(GRADERS)}")
+    with engine_for(settings) as engine:
+        graded = grade_arena(
+            engine,
+            settings.media_dir,
+            grader,
+            model=model,
+            limit=limit,
+            progress=lambda line: typer.echo(line, err=True),
+        )
+        view = text_accuracy_view(engine)
+    if as_json:
+        by_model = {
+            m: {"passed": a.passed, "n": a.n, "rate": a.rate, "interval": a.interval}
+            for m, a in view["by_model"].items()
+        }
+        print_json({"graded_now": graded, "by_model": by_model, "agreement": view["agreement"]})
+        return
+    typer.echo(f"graded {graded} output(s) now")
+    for slug, text in sorted(view["text"].items()):
+        typer.echo(f"  {slug}: text accuracy {text}")
+    agree = view["agreement"]
+    if agree:
+        typer.echo(
+            f"rank agreement with the human Text Rendering board over {agree['models']} models: "
+            f"Kendall tau {agree['kendall_tau']:.2f}, Spearman rho {agree['spearman_rho']:.2f}"
+        )
+    else:
+        typer.echo("rank agreement: needs a published Text Rendering board with at least 3 graded models")
+
+
+@app.command("calibrate")
+def calibrate_command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """The judge re-scores every calibration anchor; the labels feed the drift report at /evals/calibration."""
+    from arena.db import upgrade_database
+    from arena.evals.labels import judge_anchors
+    from arena.judge import JudgeClient, JudgeConfig, JudgeConfigError
+
+    settings = load_settings()
+    with engine_for(settings) as engine:
+        upgrade_database(engine)
+        judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
+        try:
+            judge.config.api_key()
+        except JudgeConfigError as exc:
+            fail(str(exc))
+
+        async def go() -> list[dict]:
+            try:
+                return await judge_anchors(engine, judge)
+            finally:
+                await judge.aclose()
+
+        rows = asyncio.run(go())
+    if as_json:
+        print_json({"anchors": rows})
+        return
+    if not rows:
+        typer.echo("no calibration anchors yet: make one from an item page under /evals")
+    for row in rows:
+        share = "n/a" if row["agreement"] is None else f"{row['agreement']:.0%}"
+        typer.echo(f"{row['anchor']}: agreement with the reference labels {share}")

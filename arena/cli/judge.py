@@ -1,0 +1,254 @@
+"""`arena judge run|report|check`: calibrate the LLM judge against the arena's human votes, and gate a rubric or
+judge-model change in CI. Judge verdicts are stored apart from votes and never enter the human boards."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from sqlalchemy.exc import OperationalError, ProgrammingError
+
+from arena.cli.common import engine_for, fail, load_settings, print_json
+from arena.judge.client import JudgeClient, JudgeConfig, JudgeConfigError
+from arena.judge.rubrics import RubricError, load_rubrics
+from arena.settings import Settings
+
+app = typer.Typer(
+    help="The LLM judge: calibration against human votes, reports, the CI gate.", no_args_is_help=True
+)
+
+MODALITIES = ("text_to_image", "image_editing")
+EXIT_GATE = 1
+
+
+def _client(settings: Settings, judge: str | None, engine: Any = None) -> tuple[JudgeClient, JudgeConfig]:
+    config = JudgeConfig.from_settings(settings)
+    if judge:
+        config = JudgeConfig(**{**config.__dict__, "model": judge})
+    try:
+        config.api_key()
+    except JudgeConfigError as exc:
+        fail(str(exc))
+    return JudgeClient(config, engine), config
+
+
+def _rubrics() -> Any:
+    try:
+        return load_rubrics()
+    except RubricError as exc:
+        fail(f"rubric file {exc}")
+
+
+def _progress(line: str) -> None:
+    print(f"  {line}", file=sys.stderr)
+
+
+def _db_errors(exc: Exception) -> None:
+    if "no such table" in str(exc) or "does not exist" in str(exc):
+        fail("the database is not initialised: run `arena init` first")
+    fail(f"database error ({exc.__class__.__name__}): check ARENA_DATABASE_URL")
+
+
+@app.command("run")
+def run_command(
+    judge: Annotated[str | None, typer.Option(help="Judge model name (default ARENA_JUDGE_MODEL).")] = None,
+    sample: Annotated[int, typer.Option(min=1, help="Matchups to judge (each asked in both orders).")] = 200,
+    modality: Annotated[str, typer.Option(help="text_to_image or image_editing.")] = "text_to_image",
+    board: Annotated[str, typer.Option(help="overall, use_case=SLUG or capability=SLUG.")] = "overall",
+    seed: Annotated[int, typer.Option(help="Seed of the stratified sample.")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1, max=32, help="Matchups judged at once.")] = 4,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Judge a stratified sample of human-voted matchups (kept votes only) in both orders, after re-scoring the
+    calibration set if a rubric changed; store the verdicts apart from votes and print the headline figures."""
+    from arena.judge.report import build_report
+    from arena.judge.run import run_calibration_set, run_matchups
+    from arena.media import MediaStore
+
+    if modality not in MODALITIES:
+        fail(f"modality must be one of {', '.join(MODALITIES)} (got '{modality}')")
+    kind, _, value = board.partition("=")
+    if board != "overall" and (kind not in ("use_case", "capability") or not value):
+        fail(f"board must be 'overall', 'use_case=SLUG' or 'capability=SLUG' (got '{board}')")
+    settings = load_settings()
+    rubrics = _rubrics()
+    with engine_for(settings) as engine:
+        client, config = _client(settings, judge, engine)
+        try:
+            calib = run_calibration_set(
+                engine, client, judge_model=config.model, rubrics=rubrics, progress=_progress
+            )
+            summary = run_matchups(
+                engine,
+                client,
+                judge_model=config.model,
+                rubrics=rubrics,
+                media=MediaStore(settings.media_dir),
+                modality=modality,
+                sample=sample,
+                board=board,
+                seed=seed,
+                include_simulated=settings.demo_mode,
+                concurrency=concurrency,
+                params={"schema_retries": config.schema_retries, "base_url": config.base_url},
+                progress=_progress,
+            )
+            report = build_report(engine, summary.run_id, anchor=settings.overall_anchor)
+        except (OperationalError, ProgrammingError) as exc:
+            _db_errors(exc)
+    if as_json:
+        print_json(
+            {
+                "run": summary.to_dict(),
+                "calibration": None if calib is None else calib.to_dict(),
+                "report": report,
+            }
+        )
+        return
+    if calib is not None:
+        typer.echo(
+            f"calibration set re-scored (run {calib.run_id}): {calib.judged} scored, {calib.unscored} unscored"
+        )
+    typer.echo(
+        f"judge run {summary.run_id}: {summary.judged} matchups judged, {summary.unscored} left unscored"
+    )
+    _headline(report)
+
+
+def _pct(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _headline(report: dict[str, Any]) -> None:
+    board = report["run"]["params"].get("board", "overall")
+    a = report["agreement"].get(board, {})
+    if a.get("n"):
+        typer.echo(
+            f"agreement with the human majority ({board}): {_pct(a['rate'])} "
+            f"[{_pct(a['low'])}, {_pct(a['high'])}] over {a['n']} matchups; chance {_pct(a['chance'])}; "
+            f"kappa {a['kappa']:.3f} [{a['kappa_low']:.3f}, {a['kappa_high']:.3f}]"
+        )
+    bias = report["position_bias"]
+    typer.echo(
+        f"position-bias rate (verdict flips with the order): {_pct(bias['rate'])}; "
+        f"order-dependent: {_pct(bias['order_dependent_rate'])}"
+    )
+    corr = report["correlation"]
+    if corr:
+        typer.echo(
+            f"judge board vs human board: Kendall {corr['kendall']:.3f} [{corr['kendall_low']:.3f}, "
+            f"{corr['kendall_high']:.3f}], Spearman {corr['spearman']:.3f} [{corr['spearman_low']:.3f}, "
+            f"{corr['spearman_high']:.3f}] over {corr['n_models']} models"
+        )
+    elif report["judge_board"]["error"]:
+        typer.echo(f"judge board: {report['judge_board']['error']}")
+    else:
+        typer.echo(
+            "judge board vs human board: no human snapshot to compare with (run `arena ratings snapshot`)"
+        )
+    for point in report["calibration"]:
+        if point["flagged"]:
+            typer.echo(
+                f"FLAGGED {point['scenario']}@{point['rubric_version']} ({point['judge_model']}): {point['note']}"
+            )
+
+
+@app.command("report")
+def report_command(
+    run: Annotated[int | None, typer.Option(help="Run id (default: the latest).")] = None,
+    disagreements: Annotated[int, typer.Option(min=0, help="How many disagreements to list.")] = 12,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The calibration report of a judge run: agreement per board, use case and capability with 95% intervals,
+    kappa, position bias, the judge board and its correlation with the human board, disagreements, drift."""
+    from arena.judge.report import ReportError, build_report
+
+    settings = load_settings()
+    with engine_for(settings) as engine:
+        try:
+            report = build_report(engine, run, anchor=settings.overall_anchor, disagreements=disagreements)
+        except ReportError as exc:
+            fail(str(exc))
+        except (OperationalError, ProgrammingError) as exc:
+            _db_errors(exc)
+    if as_json:
+        print_json(report)
+        return
+    r = report["run"]
+    typer.echo(
+        f"judge run {r['id']} ({r['status']}) of {r['created_at']}: {r['judge_model']}, {report['modality']}"
+    )
+    c = report["counts"]
+    typer.echo(f"matchups: {c['sampled']} sampled, {c['scored']} scored, {c['unscored']} unscored")
+    for reason, n in c["unscored_reasons"].items():
+        typer.echo(f"  unscored {n}x: {reason}")
+    _headline(report)
+    typer.echo("\nagreement by slice (rate [95% interval], n, kappa):")
+    for key, a in report["agreement"].items():
+        typer.echo(
+            f"  {key:48s} {_pct(a['rate']):>6s} [{_pct(a['low'])}, {_pct(a['high'])}]  n={a['n']:<4d} "
+            f"kappa={'n/a' if a['kappa'] is None else format(a['kappa'], '.2f')}"
+        )
+    if report["judge_board"]["rows"]:
+        typer.echo("\njudge board (from judge verdicts alone) beside the human board:")
+        for row in report["judge_board"]["rows"]:
+            human = "-" if row["human_rating"] is None else f"{row['human_rating']:.0f}"
+            typer.echo(
+                f"  {row['rank']:>3d}  {row['model']:32s} judge {row['rating']:7.0f}   human {human:>6s}"
+            )
+    if report["disagreements"]:
+        typer.echo("\nwhere judge and humans disagree most:")
+        for d in report["disagreements"]:
+            h = d["human"]
+            typer.echo(
+                f"  #{d['verdict_id']} {d['prompt_id']}: {d['model_a']} (A) vs {d['model_b']} (B); humans "
+                f"{h['a']}-{h['b']}-{h['tie']} -> {h['majority']}, judge {d['judge']}: {d['reason_a_left'][:100]}"
+            )
+    if report["calibration"]:
+        typer.echo("\ncalibration set (agreement with the reference labels per rubric text):")
+        for p in report["calibration"]:
+            typer.echo(
+                f"  {p['scenario']}@{p['rubric_version']} ({p['rubric_digest']}, {p['judge_model']}): "
+                f"{_pct(p['rate'])} of {p['scored']} scored - {p['note']}"
+                + ("  FLAGGED" if p["flagged"] else "")
+            )
+
+
+@app.command("check")
+def check_command(
+    labels: Annotated[Path, typer.Argument(help="Held-out labelled pairs (JSON lines).")],
+    judge: Annotated[str | None, typer.Option(help="Judge model name (default ARENA_JUDGE_MODEL).")] = None,
+    min_agreement: Annotated[float | None, typer.Option(help="Default ARENA_JUDGE_MIN_AGREEMENT.")] = None,
+    min_kappa: Annotated[float | None, typer.Option(help="Default ARENA_JUDGE_MIN_KAPPA.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """CI gate: judge a held-out labelled set in both orders; exit 1 when agreement or kappa is below threshold."""
+    from arena.judge.heldout import LabelsError, check_labelled, read_labels
+
+    settings = load_settings()
+    rubrics = _rubrics()
+    try:
+        items = read_labels(labels, rubrics)
+    except LabelsError as exc:
+        fail(str(exc))
+    client, _config = _client(settings, judge)
+    result = check_labelled(
+        client,
+        items,
+        min_agreement=settings.judge_min_agreement if min_agreement is None else min_agreement,
+        min_kappa=settings.judge_min_kappa if min_kappa is None else min_kappa,
+    )
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        typer.echo(
+            f"{result.items} items, {result.unscored} unscored; agreement {_pct(result.agreement_rate)} "
+            f"[{_pct(result.agreement_low)}, {_pct(result.agreement_high)}] (threshold {_pct(result.min_agreement)}); "
+            f"kappa {'n/a' if result.scored.to_dict()['kappa'] is None else format(result.scored.kappa, '.3f')} "
+            f"(threshold {result.min_kappa:.3f}); position-bias rate {_pct(result.position_bias_rate)}"
+        )
+        typer.echo("PASS" if result.passed else "FAIL: " + "; ".join(result.failures))
+    if not result.passed:
+        raise typer.Exit(EXIT_GATE)

@@ -1,0 +1,152 @@
+"""Rubric judge grader: one judge call per metric of the workflow's rubric, images attached (the case's
+references first, the output last, as the arena serves them). An answer that keeps breaking the schema leaves
+the metric unscored with the judge client's reason; nothing is guessed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.evals.rubric import answer_schema, available, load_rubric, system_prompt
+from arena.evals.scores import Sample, Score
+from arena.judge import JudgeClient, JudgeImage, JudgeRequest
+
+
+def check_rubric_options(options: dict[str, Any]) -> tuple[str, str] | None:
+    """(option, reason) for a bad rubric grader option; None when fine."""
+    allowed = {"rubric", "metrics", "thresholds"}
+    for key in options:
+        if key not in allowed:
+            return key, f"grader 'rubric' has no option '{key}' (options: {', '.join(sorted(allowed))})"
+    name = options.get("rubric")
+    if name is not None and name not in available():
+        return "rubric", f"no rubric '{name}' (shipped: {', '.join(available())})"
+    if name is not None:
+        keys = {m.key for m in load_rubric(name).metrics}
+        for metric in options.get("metrics", []):
+            if metric not in keys:
+                return "metrics", f"rubric '{name}' has no metric '{metric}'"
+    thresholds = options.get("thresholds", {})
+    if not isinstance(thresholds, dict) or any(
+        isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 5 for v in thresholds.values()
+    ):
+        return "thresholds", "thresholds must map metric keys to numbers from 0 to 5"
+    return None
+
+
+def user_text(case: Any, n_refs: int) -> str:
+    """The case as the judge reads it: task, instruction or steps, criteria, expected behaviour, image order."""
+    parts = [f"Task: {'image editing' if case.task == 'editing' else 'image generation'}"]
+    if case.steps:
+        parts.append(
+            "Edit steps, applied in order:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(case.steps, 1))
+        )
+    else:
+        parts.append(f"Prompt given to the model:\n{case.prompt}")
+    if case.criteria:
+        parts.append(f"Success criteria:\n{case.criteria}")
+    if case.expected:
+        parts.append(f"Expected behaviour:\n{case.expected}")
+    images = f"{n_refs} input image(s) first, then the output" if n_refs else "the output image"
+    parts.append(f"Images attached: {images}.")
+    return "\n\n".join(parts)
+
+
+def rubric(
+    *,
+    judge: JudgeClient,
+    workflow: str,
+    rubric: str | None = None,
+    metrics: list[str] | None = None,
+    thresholds: dict[str, float] | None = None,
+) -> Any:
+    """Async grader: scores `metrics` (default: all) of the rubric `rubric` (default: the suite's workflow)."""
+    loaded = load_rubric(rubric or workflow)
+    chosen = [loaded.metric(k) for k in metrics] if metrics else list(loaded.metrics)
+    limits = thresholds or {}
+
+    async def grade(sample: Sample) -> list[Score]:
+        scores: list[Score] = []
+        for metric in chosen:
+            key = f"rubric:{metric.key}"
+            kind = "gate" if metric.kind == "gate" else "graded"
+            threshold = limits.get(metric.key, metric.threshold)
+            if sample.output is None:
+                if kind == "gate":
+                    scores.append(
+                        Score.gate(key, "rubric", False, f"no output: {sample.error}", "missing_output")
+                    )
+                else:
+                    scores.append(
+                        Score(
+                            key,
+                            "rubric",
+                            "graded",
+                            0.0,
+                            f"no output: {sample.error}",
+                            False,
+                            ("missing_output",),
+                            details={"threshold": threshold},
+                        )
+                    )
+                continue
+            images = [
+                JudgeImage.normalized(ref, f"Input image {i}") for i, ref in enumerate(sample.references, 1)
+            ]
+            images.append(JudgeImage.normalized(sample.output, "Output to grade"))
+            request = JudgeRequest(
+                rubric_id=f"{loaded.workflow}.{metric.key}",
+                rubric_version=loaded.version,
+                system_prompt=system_prompt(loaded, metric),
+                user_text=user_text(sample.case, len(sample.references)),
+                schema_name=f"{loaded.workflow}_{metric.key}"[:64],
+                schema=answer_schema(loaded, metric),
+                images=tuple(images),
+            )
+            result = await judge.judge(request)
+            details = {
+                "rubric_version": loaded.version,
+                "judge_model": result.judge_model,
+                "from_cache": result.from_cache,
+                "attempts": result.attempts,
+                "threshold": threshold,
+            }
+            if not result.scored or result.data is None:
+                scores.append(
+                    Score(
+                        key,
+                        "rubric",
+                        kind,
+                        None,
+                        f"unscored: {result.reason}",
+                        None,
+                        ("judge_unscored",),
+                        True,
+                        details,
+                    )
+                )
+                continue
+            data = result.data
+            tags = tuple(data["failure_tags"])
+            if kind == "gate":
+                scores.append(
+                    Score.gate(key, "rubric", bool(data["passed"]), data["reason"], *tags, **details)
+                )
+            else:
+                value = float(data["score"])
+                passed = threshold is None or value >= threshold
+                scores.append(
+                    Score(
+                        key,
+                        "rubric",
+                        "graded",
+                        value,
+                        data["reason"],
+                        passed,
+                        () if passed else tags,
+                        False,
+                        details,
+                    )
+                )
+        return scores
+
+    return grade

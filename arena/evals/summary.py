@@ -1,0 +1,67 @@
+"""A run's summary per model run (and sweep point): verdict counts, each gate's pass rate against the suite's
+`min_pass_rate`, each graded metric's mean; and the exit code a CI job reads (1 when any rate is below)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.db.eval_tables import EvalResult, EvalScore
+
+EXIT_OK = 0
+EXIT_BELOW_THRESHOLD = 1
+
+
+def grader_of(key: str) -> str:
+    """The suite grader name that produces score `key`."""
+    return "rubric" if key.startswith("rubric:") else key
+
+
+def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[str, float]) -> dict[str, Any]:
+    """The summary dict stored on the run and printed by the CLI."""
+    runs: dict[str, dict[str, Any]] = {}
+    for result, scores in items:
+        run = runs.setdefault(
+            result.run_label,
+            {
+                "model": result.model_slug,
+                "params": result.params,
+                "items": 0,
+                "verdicts": {"pass": 0, "fail": 0, "unscored": 0},
+                "gates": {},
+                "metrics": {},
+            },
+        )
+        run["items"] += 1
+        run["verdicts"][result.verdict or "unscored"] = (
+            run["verdicts"].get(result.verdict or "unscored", 0) + 1
+        )
+        for score in scores:
+            if score.kind in ("gate", "graded"):  # a graded metric "passes" when it meets its threshold
+                gate = run["gates"].setdefault(score.key, {"passed": 0, "total": 0})
+                gate["total"] += 1
+                gate["passed"] += int(score.passed is True)
+            if score.kind == "graded":
+                metric = run["metrics"].setdefault(score.key, {"sum": 0.0, "n": 0, "unscored": 0})
+                if score.value is None:
+                    metric["unscored"] += 1
+                else:
+                    metric["sum"] += score.value
+                    metric["n"] += 1
+    breaches = []
+    for label, run in runs.items():
+        run["pass_rate"] = run["verdicts"]["pass"] / run["items"] if run["items"] else 0.0
+        for key, gate in run["gates"].items():
+            gate["rate"] = gate["passed"] / gate["total"] if gate["total"] else 0.0
+            gate["min_pass_rate"] = min_rates.get(grader_of(key), 1.0)
+            gate["ok"] = gate["rate"] >= gate["min_pass_rate"] - 1e-12
+            if not gate["ok"]:
+                breaches.append(f"{label}: {key} pass rate {gate['rate']:.2f} < {gate['min_pass_rate']:.2f}")
+        for metric in run["metrics"].values():
+            metric["mean"] = metric["sum"] / metric["n"] if metric["n"] else None
+            del metric["sum"]
+    return {"runs": runs, "breaches": breaches}
+
+
+def exit_code(summary: dict[str, Any]) -> int:
+    """1 when any gate (or graded metric threshold) pass rate is below its minimum, else 0."""
+    return EXIT_BELOW_THRESHOLD if summary["breaches"] else EXIT_OK

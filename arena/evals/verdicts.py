@@ -1,0 +1,62 @@
+"""Verdict rules: gates must pass, graded metrics must meet their thresholds, and nothing is averaged.
+
+Per workflow, a judge metric and an offline check that measure the same property are combined by taking the
+lower reading ("when in doubt, the lower score"): a failed gate reads as 0 on the linked 0-5 metric, so the
+metric's mean in a report can never hide the failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arena.evals.scores import Score
+
+# workflow -> graded metric -> gates whose failure caps it at 0
+LOWER_OF: dict[str, dict[str, tuple[str, ...]]] = {
+    "logo_editing": {
+        "rubric:non_target_invariance": ("preservation",),
+        "rubric:character_and_style_integrity": ("ocr_exact_text",),
+        "rubric:edit_intent_correctness": ("ocr_exact_text",),
+    },
+    "virtual_tryon": {"rubric:body_shape_preservation": ("preservation",)},
+    "marketing_flyer": {},
+    "ui_mockup": {},
+}
+
+
+def apply_consistency(scores: list[Score], workflow: str) -> list[Score]:
+    """`scores` with each linked graded metric lowered to 0 when one of its gates failed."""
+    rules = LOWER_OF.get(workflow, {})
+    failed = {s.key for s in scores if s.kind == "gate" and s.passed is False}
+    out = []
+    for score in scores:
+        gates = [g for g in rules.get(score.key, ()) if g in failed]
+        if gates and score.value is not None and score.value > 0:
+            threshold = score.details.get("threshold")
+            score = replace(
+                score,
+                value=0.0,
+                passed=False if threshold is not None else score.passed,
+                reason=f"{score.reason} [lowered from {score.value:g} to 0: the {', '.join(gates)} check failed]",
+                details={**score.details, "judge_value": score.value, "lowered_by": gates},
+            )
+        out.append(score)
+    return out
+
+
+def verdict(scores: list[Score]) -> tuple[str, list[str]]:
+    """("pass" | "fail" | "unscored", failure tags). Fail: any gate failed or any graded metric is below its
+    threshold. Unscored: nothing failed but some check could not be scored. Pass: everything else."""
+    failing = [s for s in scores if s.kind in ("gate", "graded") and s.passed is False]
+    tags = sorted(
+        {t for s in failing for t in s.failure_tags} | ({"unscored"} if _unscored(scores) else set())
+    )
+    if failing:
+        return "fail", tags
+    if _unscored(scores):
+        return "unscored", tags
+    return "pass", tags
+
+
+def _unscored(scores: list[Score]) -> bool:
+    return any(s.unscored for s in scores if s.kind in ("gate", "graded"))

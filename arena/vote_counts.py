@@ -1,0 +1,44 @@
+"""Kept votes counted in the database: one row per (cell, pair, outcome, methodology) with its vote count.
+
+The rating job reads these groups instead of the votes themselves, so its memory and transfer depend on the
+number of models, cells and methodology versions, never on the number of votes. `ratings.count_votes` turns
+the groups into the same rows (hence the same boards, to the digit) as the individual votes would give.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, and_, exists, func, select
+
+from arena.db.tables import Vote, VoteVerdict
+from ratings import CohortRule, VoteRows, Votes, count_votes
+
+
+def kept_filter(modality: str, *, include_simulated: bool) -> list[Any]:
+    """WHERE clauses of the kept votes of `modality` (same meaning as `snapshots.kept_votes_query`)."""
+    filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712
+    clauses = [Vote.modality == modality, ~filtered]
+    if not include_simulated:
+        clauses.append(Vote.source != "simulated")
+    return clauses
+
+
+def grouped_kept_votes(conn: Connection, modality: str, *, include_simulated: bool) -> list[Any]:
+    """The kept votes of `modality` grouped by everything the boards read, with a count per group."""
+    cols = (Vote.use_case, Vote.capability, Vote.model_a, Vote.model_b, Vote.winner, Vote.methodology)
+    query = (
+        select(*cols, func.count())
+        .where(*kept_filter(modality, include_simulated=include_simulated))
+        .group_by(*cols)
+        .order_by(*cols)
+    )
+    return list(conn.execute(query).all())
+
+
+def counted_rows(groups: list[Any], cohorts: CohortRule | None) -> VoteRows:
+    """`ratings.VoteRows` of grouped kept votes (after the cohort rule)."""
+    col = lambda i: [g[i] for g in groups]  # noqa: E731
+    votes = Votes.from_columns(col(2), col(3), col(4), use_case=col(0), capability=col(1), methodology=col(5))
+    return count_votes(votes, cohorts, multiplicity=np.asarray(col(6), dtype=np.int64))

@@ -1,0 +1,77 @@
+"""Operator routes of the judge calibration: the report page /admin/judge, its JSON, and the served images of
+the matchups it lists (for a person to inspect disagreements). All take the operator sign-in cookie or the
+bearer token; model names are shown here because these matchups were already voted on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, status
+from fastapi.responses import FileResponse, HTMLResponse
+from sqlalchemy import select
+
+from arena.db.tables import JudgeRun, Output
+from arena.judge.report import ReportError, build_report
+from arena.web.deps import SettingsDep
+from arena.web.operator_auth import OperatorReadDep, page_gate
+
+router = APIRouter(tags=["judge"])
+
+
+def _runs(request: Request) -> list[Any]:
+    with request.app.state.engine.connect() as conn:
+        return conn.execute(
+            select(
+                JudgeRun.id,
+                JudgeRun.kind,
+                JudgeRun.created_at,
+                JudgeRun.judge_model,
+                JudgeRun.status,
+                JudgeRun.message,
+            )
+            .order_by(JudgeRun.id.desc())
+            .limit(20)
+        ).all()
+
+
+def _report(request: Request, run: int | None) -> dict[str, Any] | None:
+    settings = request.app.state.settings
+    try:
+        return build_report(request.app.state.engine, run, anchor=settings.overall_anchor)
+    except ReportError as exc:
+        if run is not None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
+        return None
+
+
+@router.get("/admin/judge", response_class=HTMLResponse, include_in_schema=False)
+def judge_page(request: Request, settings: SettingsDep, run: int | None = None) -> HTMLResponse:
+    """The latest judge run's calibration report (or `?run=ID`), or the sign-in form."""
+    gate, nonce = page_gate(request, settings)
+    context: dict[str, Any] = gate or {}
+    code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200
+    if gate is None and nonce is not None:
+        context = {"report": _report(request, run), "runs": _runs(request)}
+    return request.app.state.templates.TemplateResponse(
+        request, "admin_judge.html", context, status_code=code, headers={"Cache-Control": "no-store"}
+    )
+
+
+@router.get("/api/v1/admin/judge/report")
+def judge_report_json(request: Request, _operator: OperatorReadDep, run: int | None = None) -> dict[str, Any]:
+    """The calibration report of a judge run (default: the latest) as JSON."""
+    report = _report(request, run)
+    if report is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no judge run yet: run `arena judge run` first")
+    return report
+
+
+@router.get("/admin/judge/image/{output_id}", include_in_schema=False)
+def judge_image(request: Request, output_id: int, _operator: OperatorReadDep) -> FileResponse:
+    """The served (normalized) image of an output, for operators inspecting a disagreement."""
+    with request.app.state.engine.connect() as conn:
+        media_id = conn.execute(select(Output.media_id).where(Output.id == output_id)).scalar()
+    path = None if media_id is None else request.app.state.media.served_path(media_id)
+    if path is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no such image")
+    return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "private, no-store"})

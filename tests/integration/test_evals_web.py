@@ -1,0 +1,148 @@
+"""/evals pages over real HTTP: operator-only, a run's report and files, the labelling form (CSRF), anchors
+and the calibration drift report."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.app import create_app
+from arena.db import upgrade_database
+from arena.evals.runner import RunConfig, SuiteRunner
+from arena.evals.suite import load_suite
+from arena.registry import load_registry
+from tests.conftest import serve
+
+ROOT = Path(__file__).resolve().parents[2]
+LOGO = ROOT / "prompts_taxonomy" / "data" / "reference_images" / "logo_bluepeak_outfitters.png"
+SUITE = f"""
+[suite]
+name = "web suite"
+workflow = "logo_editing"
+
+[[models]]
+model = "sandbox-retouch"
+
+[[graders]]
+name = "basic"
+
+[[graders]]
+name = "preservation"
+
+[[cases]]
+id = "peak-recolour"
+task = "editing"
+prompt = "Make the mountains green."
+references = ["{LOGO}"]
+edit_region = [0.3, 0.1, 0.7, 0.5]
+"""
+
+
+def make_run(engine, tmp_path: Path) -> tuple[str, int]:
+    upgrade_database(engine)
+    (tmp_path / "suite.toml").write_text(SUITE)
+    registry = {e.slug: e for e in load_registry(ROOT / "models.toml")}
+    suite = load_suite(tmp_path / "suite.toml", {k: v.modality for k, v in registry.items()})
+    runner = SuiteRunner(suite, engine, registry, RunConfig(tmp_path / "run", progress=lambda _: None))
+    asyncio.run(runner.run())
+    from arena.evals.store import load_run
+
+    _run, items = load_run(engine, runner.run_id)
+    return runner.run_id, items[0][0].id
+
+
+def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
+    run_id, result_id = make_run(engine, tmp_path)
+    app = create_app(settings, engine=engine)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30, follow_redirects=True) as client:
+        blocked = client.get("/evals")
+        assert (
+            blocked.status_code == 401
+            and 'action="/admin/login"' in blocked.text
+            and run_id not in blocked.text
+        )
+        assert client.get(f"/evals/{run_id}/items/{result_id}/output").status_code == 401
+        client.post("/admin/login", data={"token": "test-operator-token"})
+        listing = client.get("/evals")
+        assert listing.status_code == 200 and run_id in listing.text and "sandbox-retouch 1/1" in listing.text
+        report = client.get(f"/evals/{run_id}")
+        assert report.status_code == 200 and "peak-recolour" in report.text and "preservation" in report.text
+        output = client.get(f"/evals/{run_id}/items/{result_id}/output")
+        assert output.status_code == 200 and output.content.startswith(b"\x89PNG")
+        assert client.get(f"/evals/{run_id}/items/{result_id}/input/0").content == LOGO.read_bytes()
+        assert client.get(f"/evals/{run_id}/items/{result_id}/input/1").status_code == 404
+        assert client.get("/evals/no-such-run").status_code == 404
+        assert client.get(f"/evals/{run_id}/items/999999").status_code == 404
+
+        item = client.get(f"/evals/{run_id}/items/{result_id}")
+        assert (
+            item.status_code == 200
+            and "Edit intent correctness" in item.text
+            and "No labels yet" in item.text
+        )
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', item.text).group(1)
+        path = f"/evals/{run_id}/items/{result_id}/labels"
+        good = {"csrf": csrf, "labeller": "ana", "m_edit_intent_correctness": "4", "m_non_target_invariance": "5",
+                "usable": "yes", "tags": ["colour_shift"]}  # fmt: skip
+        assert client.post(path, data={**good, "csrf": "wrong"}).status_code == 403
+        assert client.post(path, data={**good, "labeller": ""}).status_code == 400
+        assert client.post(path, data={**good, "m_edit_intent_correctness": "9"}).status_code == 400
+        assert client.post(path, data={**good, "tags": ["made_up"]}).status_code == 400
+        saved = client.post(path, data=good)
+        assert (
+            saved.status_code == 200
+            and "Saved." in saved.text
+            and "ana" in saved.text
+            and "colour_shift" in saved.text
+        )
+
+        label_id = re.search(r'name="label_id"><option value="(\d+)"', saved.text).group(1)
+        anchor = client.post(
+            f"/evals/{run_id}/items/{result_id}/anchor",
+            data={"csrf": csrf, "grade": "good", "label_id": label_id},
+        )
+        assert anchor.status_code == 200 and "calibration anchor (good)" in anchor.text
+        # A second labeller re-labels the anchor: one metric within a point, one off by three.
+        relabel = {
+            **good,
+            "labeller": "ben",
+            "m_edit_intent_correctness": "5",
+            "m_non_target_invariance": "2",
+            "usable": "yes",
+        }
+        client.post(path, data=relabel)
+        calibration = client.get("/evals/calibration")
+        assert calibration.status_code == 200 and f"{run_id}/{result_id}" in calibration.text
+        assert "human" in calibration.text and "67%" in calibration.text  # 2 of 3 reference labels agree
+
+
+def test_the_judge_re_scores_anchors_into_the_drift_report(engine, tmp_path, fake_chat):
+    from arena.evals import labels
+    from arena.judge import JudgeClient, JudgeConfig
+    from tests.fakes.chat_server import Answer
+
+    _run_id, result_id = make_run(engine, tmp_path)
+    reference = {"edit_intent_correctness": 5, "non_target_invariance": 5, "character_and_style_integrity": 1}
+    label_id = labels.add_label(engine, result_id, "ana", reference, [])
+    assert label_id
+    labels.make_anchor(engine, result_id, "anchor-1", "good", reference, "logo_editing")
+    fake_chat.default = Answer.json({"score": 5, "reason": "exact", "failure_tags": []})
+    judge = JudgeClient(JudgeConfig(base_url=fake_chat.base_url, model="fake-judge"), engine)
+
+    async def go():
+        try:
+            return await labels.judge_anchors(engine, judge)
+        finally:
+            await judge.aclose()
+
+    [row] = asyncio.run(go())
+    assert row["labels"] == dict.fromkeys(reference, 5.0)
+    assert row["agreement"] == pytest.approx(2 / 3)
+    assert len(fake_chat.calls) == 3 and all(len(c.image_urls) == 2 for c in fake_chat.calls)
+    drift = labels.drift_report(engine)
+    assert {s["source"] for s in drift["series"]} == {"judge"}  # ana's labels predate the anchor
+    assert drift["series"][0]["mean_agreement"] == pytest.approx(2 / 3)

@@ -1,0 +1,209 @@
+"""`arena outputs import`: bring your own images on both databases. A manifest of 2 external models x 20 prompts
+(half pool prompts, half new ones) is served as matchups at once; every image is normalized and anonymized;
+re-importing is a no-op; a bad manifest changes nothing and names each bad line as FILE:LINE: reason."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import httpx
+import pytest
+from PIL import Image, PngImagePlugin
+from sqlmodel import Session, func, select
+
+from arena.app import create_app
+from arena.db.tables import AuditEntry, Model, Output, Prompt
+from arena.registry import parse_registry, sync_registry
+from tests.conftest import serve
+from tests.integration.test_cli import run  # noqa: F401  (the CLI fixture)
+
+MODELS = """
+[[models]]
+slug = "team-a"
+display_name = "Team A"
+organization = "Us"
+modality = "text_to_image"
+adapter = "external"
+
+[[models]]
+slug = "team-b"
+display_name = "Team B"
+organization = "Us"
+modality = "text_to_image"
+adapter = "external"
+params = { note = "checkpoint 2026-11" }
+
+[[models]]
+slug = "sandboxed"
+display_name = "Sandboxed"
+organization = "Local"
+modality = "text_to_image"
+adapter = "sandbox"
+"""
+NEW_PROMPTS = [
+    "A fishing harbour at dawn with nets drying on wooden poles",
+    "Children picking apples in a hillside orchard under a stormy sky",
+    "A baker sliding loaves into a brick oven, flour dust in the air",
+    "Rows of leather-bound books climbing a spiral library staircase",
+    "A lone kayak drifting beside a blue glacier wall",
+    "Spice merchants weighing saffron at a crowded night market",
+    "A carpenter planing an oak board in a sunlit workshop",
+    "Red sandstone canyon walls reflected in a still river",
+    "Tropical plants filling a glass atrium of an old hotel",
+    "Seagulls fighting over chips on a rainy seaside pier",
+]
+
+
+def _png(path, colour, size=(800, 600)):
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", "team-a-sampler v3")  # metadata that must not reach voters
+    Image.new("RGB", size, colour).save(path, "PNG", pnginfo=info)
+
+
+@pytest.fixture
+def manifest(tmp_path, initialized):
+    with Session(initialized) as session:
+        sync_registry(session, parse_registry(MODELS))
+        pool_ids = session.exec(
+            select(Prompt.id).where(Prompt.modality == "text_to_image").order_by(Prompt.id).limit(10)
+        ).all()
+    (tmp_path / "images").mkdir()
+    lines = []
+    for m, model in enumerate(("team-a", "team-b")):
+        for i in range(20):
+            image = f"images/{model}-{i}.png"
+            _png(tmp_path / image, (20 * i, 100 + 60 * m, 50))
+            line = {
+                "model": model,
+                "image": image,
+                "params": {"seed": 42, "steps": 28},
+                "seconds": 3.5 + i / 10,
+            }
+            if i < 10:
+                line["prompt_id"] = pool_ids[i]
+            else:
+                line["prompt"] = {
+                    "id": f"own-{i}",
+                    "modality": "text_to_image",
+                    "text": NEW_PROMPTS[i - 10],
+                    "use_case": "consumer",
+                    "capability": "lighting",
+                    "styles": ["photorealistic"],
+                }
+            lines.append(json.dumps(line))
+    path = tmp_path / "manifest.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _count(engine, model=Output):
+    with Session(engine) as session:
+        return session.exec(select(func.count()).select_from(model)).one()
+
+
+def test_a_manifest_of_2_models_x_20_prompts_is_served_at_once(run, manifest, initialized, settings):  # noqa: F811
+    result = run("outputs", "import", str(manifest), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (
+        report["added"] == 40
+        and len(report["prompts_created"]) == 10
+        and report["models"] == ["team-a", "team-b"]
+    )
+    with Session(initialized) as session:
+        rows = session.exec(select(Output)).all()
+        assert {p.id for p in session.exec(select(Prompt).where(Prompt.id.startswith("own-"))).all()} == set(
+            report["prompts_created"]
+        )
+    assert len(rows) == 40 and all(r.status == "ok" for r in rows)
+    row = rows[0]
+    assert row.raw_metadata["source"] == "import" and row.sent_params == {"seed": 42, "steps": 28}
+    assert (row.original_width, row.original_height) == (800, 600) and row.latency_s >= 3.5
+    served = (settings.media_dir / "served" / f"{row.media_id}.jpg").read_bytes()
+    with Image.open(io.BytesIO(served)) as image:
+        assert image.format == "JPEG" and image.size == (1024, 1024) and not image.info.get("exif")
+    assert b"team-a-sampler" not in served and b"Software" not in served
+
+    with (
+        serve(create_app(settings, engine=initialized)) as url,
+        httpx.Client(base_url=url, timeout=20) as voter,
+    ):
+        for _ in range(6):
+            response = voter.post("/api/v1/matchups", json={"modality": "text_to_image"})
+            assert response.status_code == 200, response.text
+            body = response.text
+            assert "team-a" not in body and "team-b" not in body and "Team" not in body
+            for image_url in response.json()["images"].values():
+                assert voter.get(image_url).status_code == 200
+
+
+def test_reimporting_the_same_manifest_changes_nothing(run, manifest, initialized):  # noqa: F811
+    assert run("outputs", "import", str(manifest)).exit_code == 0
+    with Session(initialized) as session:
+        before = {(o.prompt_id, o.model_slug): o.media_id for o in session.exec(select(Output)).all()}
+    again = run("outputs", "import", str(manifest), "--json")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["added"] == 0 and json.loads(again.stdout)["unchanged"] == 40
+    with Session(initialized) as session:
+        after = {(o.prompt_id, o.model_slug): o.media_id for o in session.exec(select(Output)).all()}
+    assert after == before
+
+
+def test_a_bad_manifest_changes_nothing_and_names_each_bad_line(run, manifest, initialized, tmp_path):  # noqa: F811
+    lines = manifest.read_text().splitlines()
+    (tmp_path / "images" / "broken.png").write_bytes(b"not an image at all")
+    bad = [
+        *lines[:3],
+        json.dumps({"model": "nobody", "image": "images/team-a-0.png", "prompt_id": "x"}),  # 4: unknown model
+        json.dumps(
+            {
+                "model": "sandboxed",
+                "image": "images/team-a-0.png",
+                "prompt_id": json.loads(lines[0])["prompt_id"],
+            }
+        ),
+        json.dumps(
+            {"model": "team-a", "image": "images/broken.png", "prompt_id": json.loads(lines[1])["prompt_id"]}
+        ),
+        lines[0],  # 7: the same (prompt, model) twice
+        "{not json",
+        json.dumps(
+            {"model": "team-b", "image": "images/team-b-0.png", "prompt": {"id": "own-x", "text": "short"}}
+        ),
+        *lines[20:22],
+    ]
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(bad) + "\n")
+    outputs, prompts, audits = (
+        _count(initialized),
+        _count(initialized, Prompt),
+        _count(initialized, AuditEntry),
+    )
+    result = run("outputs", "import", str(path))
+    assert result.exit_code == 2
+    errors = result.stderr.splitlines()
+    for line, reason in [
+        (4, "unknown or inactive model 'nobody'"),
+        (5, 'adapter = "external"'),
+        (6, "not an image"),
+        (7, "already given on line 1"),
+        (8, "not valid JSON"),
+        (9, "prompt:"),
+    ]:
+        assert any(e.startswith(f"{path}:{line}: ") and reason in e for e in errors), (line, errors)
+    assert errors[-1] == "error: 6 bad line(s); nothing was imported"
+    assert (_count(initialized), _count(initialized, Prompt), _count(initialized, AuditEntry)) == (
+        outputs,
+        prompts,
+        audits,
+    )
+
+
+def test_external_models_are_never_generated_or_timed(run, manifest, initialized):  # noqa: F811
+    with Session(initialized) as session:
+        assert session.get(Model, "team-a").adapter == "external"
+    result = run("generate", "--model", "team-a")
+    assert result.exit_code == 0 and "nothing to generate" in result.output
+    timed = run("latency", "run", "--model", "team-a")
+    assert timed.exit_code == 2 and "external" in timed.stderr

@@ -1,0 +1,170 @@
+"""Agreement statistics of the judge calibration: known answers, an independent implementation, simulations."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from arena.judge.agreement import (
+    cohen_kappa,
+    confusion_matrix,
+    measure_agreement,
+    rank_correlation,
+    wilson_interval,
+)
+from arena.judge.orders import A_WINS, B_WINS, TIE, combine_orders, position_bias_rate
+
+
+def test_wilson_interval_matches_the_textbook_value_for_8_of_10():
+    low, high = wilson_interval(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+
+
+def test_wilson_interval_stays_inside_zero_and_one_at_the_extremes():
+    assert wilson_interval(0, 20)[0] == 0.0 and wilson_interval(20, 20)[1] == 1.0
+    assert wilson_interval(0, 20)[1] > 0.1
+
+
+def _kappa_by_hand(a, b):
+    """Cohen's kappa written from its definition, one pair at a time (independent of the vectorised one)."""
+    n = len(a)
+    observed = sum(1 for x, y in zip(a, b, strict=True) if x == y) / n
+    cats = set(a) | set(b)
+    expected = sum((list(a).count(c) / n) * (list(b).count(c) / n) for c in cats)
+    return (observed - expected) / (1 - expected)
+
+
+def test_kappa_of_the_classic_two_by_two_example_is_0_4():
+    # 20 agree-yes, 15 agree-no, 5 + 10 disagreements: p_o = 0.7, p_e = 0.5.
+    judge = [0] * 20 + [0] * 5 + [1] * 10 + [1] * 15
+    human = [0] * 20 + [1] * 5 + [0] * 10 + [1] * 15
+    assert cohen_kappa(np.array(judge), np.array(human)) == pytest.approx(0.4)
+
+
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=5, max_size=60))
+def test_kappa_equals_the_definition_computed_pair_by_pair(pairs):
+    judge, human = (np.array(x) for x in zip(*pairs, strict=True))
+    by_hand_defined = len(set(judge) | set(human)) > 1
+    if not by_hand_defined:
+        return
+    expected = _kappa_by_hand(judge.tolist(), human.tolist())
+    assert cohen_kappa(judge, human) == pytest.approx(expected)
+
+
+def test_confusion_matrix_rows_are_the_judge_and_columns_the_humans():
+    table = confusion_matrix(np.array([0, 0, 2]), np.array([1, 0, 2]))
+    assert table[0, 1] == 1 and table[0, 0] == 1 and table[2, 2] == 1 and table.sum() == 3
+
+
+def test_a_judge_that_always_says_tie_has_kappa_zero_and_agreement_equal_to_chance():
+    rng = np.random.default_rng(1)
+    human = rng.choice(3, size=500, p=[0.45, 0.45, 0.10])
+    result = measure_agreement(np.full(500, TIE), human)
+    assert result.kappa == pytest.approx(0.0)
+    assert result.rate == pytest.approx(result.chance)
+    assert result.rate == pytest.approx((human == TIE).mean())
+
+
+def test_a_perfect_judge_has_kappa_one():
+    human = np.random.default_rng(2).choice(3, size=200)
+    result = measure_agreement(human.copy(), human)
+    assert (
+        result.rate == 1.0 and result.kappa == pytest.approx(1.0) and result.kappa_low == pytest.approx(1.0)
+    )
+
+
+def test_agreement_intervals_cover_a_known_accuracy_about_95_percent_of_the_time():
+    rng = np.random.default_rng(3)
+    covered_rate = covered_kappa = 0
+    runs = 300
+    p_true = np.array([0.45, 0.45, 0.10])
+    # An 80%-accurate judge that, when wrong, picks one of the two other outcomes at random.
+    accuracy = 0.8
+    p_e = float((p_true * p_true).sum() * accuracy + (p_true * (1 - p_true)).sum() * (1 - accuracy) / 2)
+    # kappa's population value: agreement 0.8, chance = sum over c of P(judge=c) P(human=c)
+    judge_marginal = accuracy * p_true + (1 - accuracy) / 2 * (1 - p_true)
+    chance = float((judge_marginal * p_true).sum())
+    kappa_true = (accuracy - chance) / (1 - chance)
+    assert p_e > 0
+    for _ in range(runs):
+        human = rng.choice(3, size=400, p=p_true)
+        wrong = rng.random(400) >= accuracy
+        shift = rng.integers(1, 3, size=400)
+        judge = np.where(wrong, (human + shift) % 3, human)
+        result = measure_agreement(judge, human, n_bootstrap=400, rng=rng)
+        covered_rate += result.low <= accuracy <= result.high
+        covered_kappa += result.kappa_low <= kappa_true <= result.kappa_high
+    assert 0.91 <= covered_rate / runs <= 0.99
+    assert 0.90 <= covered_kappa / runs <= 0.99
+
+
+@pytest.mark.parametrize(
+    ("a_left", "b_left", "outcome", "flip"),
+    [
+        ("left", "right", A_WINS, False),  # A chosen in both orders
+        ("right", "left", B_WINS, False),  # B chosen in both orders
+        ("left", "left", TIE, True),  # the left image both times: the order decided
+        ("right", "right", TIE, True),
+        ("tie", "tie", TIE, False),
+        ("left", "tie", TIE, False),
+        ("tie", "left", TIE, False),
+    ],
+)
+def test_both_orders_rule(a_left, b_left, outcome, flip):
+    verdict = combine_orders(a_left, b_left)
+    assert verdict.outcome == outcome and verdict.position_flip == flip
+    assert verdict.order_dependent == (a_left != b_left if "tie" in (a_left, b_left) else flip)
+
+
+def test_swapping_which_model_is_a_mirrors_the_combined_outcome():
+    mirror = {A_WINS: B_WINS, B_WINS: A_WINS, TIE: TIE}
+    for first, second in itertools.product(("left", "right", "tie"), repeat=2):
+        # With B as "A", the first question shows B on the left: that is the old second answer.
+        assert combine_orders(second, first).outcome == mirror[combine_orders(first, second).outcome]
+
+
+def test_unknown_choice_is_refused():
+    with pytest.raises(ValueError):
+        combine_orders("up", "left")
+
+
+def test_position_bias_rate_is_the_share_of_flips():
+    assert position_bias_rate(np.array([True, False, True, True])) == 0.75
+    assert np.isnan(position_bias_rate(np.array([], dtype=bool)))
+
+
+def test_rank_correlation_agrees_with_scipy_and_bounds_the_point():
+    rng = np.random.default_rng(4)
+    truth = np.linspace(900, 1100, 10)
+    judge = truth + rng.normal(0, 40, 10)
+    boot_j = judge + rng.normal(0, 20, (200, 10))
+    boot_h = truth + rng.normal(0, 5, (200, 10))
+    result = rank_correlation(judge, truth, boot_j, boot_h)
+    assert result.kendall == pytest.approx(stats.kendalltau(judge, truth).statistic)
+    assert result.spearman == pytest.approx(stats.spearmanr(judge, truth).statistic)
+    assert result.kendall_low <= result.kendall_high and result.spearman_low <= result.spearman_high
+    assert result.replicates == 200
+
+
+def test_identical_and_reversed_boards_correlate_plus_and_minus_one():
+    x = np.arange(6.0)
+    same = rank_correlation(x, x, np.tile(x, (5, 1)), np.tile(x, (5, 1)))
+    rev = rank_correlation(x, -x, np.tile(x, (5, 1)), np.tile(-x, (5, 1)))
+    assert same.kendall == pytest.approx(1.0) and same.spearman == pytest.approx(1.0)
+    assert rev.kendall == pytest.approx(-1.0) and rev.kendall_high == pytest.approx(-1.0)
+
+
+def test_kappa_does_not_depend_on_which_model_of_a_matchup_is_called_a():
+    rng = np.random.default_rng(5)
+    human = np.where(rng.random(300) < 0.9, B_WINS, TIE)  # "A" happens to be the weaker model almost always
+    judge = np.where(rng.random(300) < 0.8, human, rng.integers(0, 3, 300))
+    flip = rng.random(300) < 0.5
+    mirror = np.array([B_WINS, A_WINS, TIE])
+    relabelled = measure_agreement(np.where(flip, mirror[judge], judge), np.where(flip, mirror[human], human))
+    original = measure_agreement(judge, human)
+    assert original.rate == relabelled.rate
+    assert original.kappa == pytest.approx(relabelled.kappa, abs=0.02)
+    assert original.kappa > 0.4  # a judge right 80% of the time is far from chance, whatever the labelling

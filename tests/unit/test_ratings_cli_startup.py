@@ -1,0 +1,57 @@
+"""`arena ratings fit` runs on a short import path: the console script answers it without loading the web
+application, the database layer or provider SDKs, and with the same output as the full command line."""
+
+import json
+import subprocess
+import sys
+
+PROBE = """
+import sys
+sys.argv = ["arena", "ratings", "fit", *sys.argv[1:]]
+from arena.entry import main
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+heavy = sorted(m for m in ("arena.app", "arena.cli", "sqlalchemy", "fastapi", "openai", "httpx") if m in sys.modules)
+print("PROBE", code, ",".join(heavy), file=sys.stderr)
+"""
+
+
+def _probe(*args: str, stdin: str = "") -> tuple[str, int, str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("PROBE"))
+    _, code, heavy = [*line.split(" "), ""][:3]
+    return proc.stdout, int(code), heavy
+
+
+def test_fit_reads_stdin_and_loads_nothing_of_the_application():
+    battles = "\n".join(
+        json.dumps({"model_a": a, "model_b": b, "winner": w})
+        for a, b, w in [
+            ("x", "y", "model_a"),
+            ("y", "z", "model_a"),
+            ("z", "x", "model_a"),
+            ("x", "z", "model_a"),
+            ("y", "x", "tie"),
+        ]
+        * 5
+    )
+    out, code, heavy = _probe("--battles", "-", "--anchor", "x", "--bootstrap", "20", "--json", stdin=battles)
+    assert code == 0, out
+    assert {row["model"] for row in json.loads(out)} == {"x", "y", "z"}
+    assert heavy == ""
+
+
+def test_bad_input_on_the_short_path_is_a_one_line_error_with_exit_2():
+    _, code, heavy = _probe("--battles", "/nonexistent/battles.jsonl")
+    assert code == 2 and heavy == ""
