@@ -18,8 +18,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	ARENA_DEMO_MODE=true $(BIN)/arena demo
-	ARENA_DEMO_MODE=true $(BIN)/arena serve
+	ARENA_DEMO_MODE=true $(BIN)/arena demo --serve
 
 test: $(STAMP)
 	bash scripts/test-services

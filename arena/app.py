@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import Engine
 
-from arena import __version__
+from arena import __version__, audit
 from arena.db import make_engine
 from arena.db.tables import utcnow
 from arena.media import MediaStore
@@ -23,10 +23,27 @@ from arena.voting.pool import PoolCache
 from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions, resolve_secret
-from arena.web import admin, api, leaderboard, media, pages, voting
+from arena.web import (
+    admin,
+    api,
+    console_audit,
+    console_models,
+    console_operators,
+    console_prompts,
+    console_votes,
+    health,
+    leaderboard,
+    media,
+    pages,
+    voting,
+)
 from arena.web import evals as evals_web
 from arena.web import judge as judge_web
 from arena.web import retirement as retirement_web
+from arena.web.guards import GuardMiddleware
+from arena.web.observe import ObserveMiddleware
+from arena.web.observe import router as metrics_router
+from arena.web.openapi import conforming_openapi
 from prompts_taxonomy import load_taxonomy
 
 
@@ -82,7 +99,26 @@ def create_app(
     app.include_router(retirement_web.router)
     app.include_router(judge_web.router)
     app.include_router(evals_web.router)
+    for console_router in (console_models, console_prompts, console_votes, console_audit, console_operators):
+        app.include_router(console_router.router)
     app.include_router(pages.router)
+    app.include_router(health.router)
+    app.include_router(metrics_router)
+    health.install_error_handlers(app)
+    app.add_middleware(
+        GuardMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        max_concurrent=settings.max_concurrent_requests,
+    )
+    app.add_middleware(ObserveMiddleware)  # outermost: every answer, guards' included, is counted and logged
+    app.openapi = conforming_openapi(app)  # type: ignore[method-assign]
+
+    @app.middleware("http")
+    async def _audit_source(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        audit.SOURCE.set("web")  # audit rows written while serving a request say "web"
+        return await call_next(request)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -1,14 +1,96 @@
-"""The audit log: one row per operator action on the pool, the registry or a report."""
+"""The audit log: one append-only row per operator action - who, what, when, from where, before and after.
+
+`SOURCE` says where the current action comes from: the CLI entry point sets "cli", the web app "web"
+(a middleware), anything else (the scheduler's jobs) stays "system". CLI actions name their operator with
+`--actor`, else the OS user (`cli_actor`).
+"""
 
 from __future__ import annotations
 
+import getpass
+from contextvars import ContextVar
+from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import Select, select
 from sqlmodel import Session
 
 from arena.db.tables import AuditEntry
 
+SOURCE: ContextVar[str] = ContextVar("arena_audit_source", default="system")
 
-def record(session: Session, *, actor: str, action: str, **details: Any) -> None:
-    """Add an audit row to `session` (committed with the caller's transaction)."""
-    session.add(AuditEntry(actor=actor, action=action, details=details))
+
+def record(
+    session: Session,
+    *,
+    actor: str,
+    action: str,
+    target: str = "",
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    **details: Any,
+) -> None:
+    """Add an audit row to `session` (committed with the caller's transaction, so never half-written)."""
+    session.add(
+        AuditEntry(
+            actor=actor[:128],
+            action=action,
+            source=SOURCE.get(),
+            target=target[:128],
+            before=before,
+            after=after,
+            details=details,
+        )
+    )
+
+
+def cli_actor(explicit: str | None) -> str:
+    """The operator a CLI action is recorded under: `--actor`, else the OS user."""
+    if explicit and explicit.strip():
+        return explicit.strip()
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown-os-user"
+
+
+def query(
+    *,
+    actor: str | None = None,
+    action: str | None = None,
+    source: str | None = None,
+    target: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> Select[Any]:
+    """Audit rows matching the filters (exact actor / source / target, action prefix), newest first."""
+    stmt = select(AuditEntry).order_by(AuditEntry.id.desc())  # type: ignore[union-attr]
+    if actor:
+        stmt = stmt.where(AuditEntry.actor == actor)
+    if action:
+        stmt = stmt.where(AuditEntry.action.startswith(action))  # type: ignore[attr-defined]
+    if source:
+        stmt = stmt.where(AuditEntry.source == source)
+    if target:
+        stmt = stmt.where(AuditEntry.target == target)
+    if since:
+        stmt = stmt.where(AuditEntry.at >= since)  # type: ignore[arg-type]
+    if until:
+        stmt = stmt.where(AuditEntry.at < until)  # type: ignore[arg-type]
+    return stmt
+
+
+def as_dict(row: AuditEntry) -> dict[str, Any]:
+    """One audit row as exported (JSON lines) and served."""
+    at = row.at if row.at.tzinfo else row.at.replace(tzinfo=UTC)
+    return {
+        "id": row.id,
+        "at": at.isoformat(),
+        "actor": row.actor,
+        "source": row.source,
+        "action": row.action,
+        "target": row.target,
+        "before": row.before,
+        "after": row.after,
+        "details": row.details,
+    }

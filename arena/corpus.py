@@ -24,6 +24,7 @@ from arena.embeddings import embedder
 from arena.settings import Settings
 from prompts_taxonomy import LineError, normalize_text
 from prompts_taxonomy.freshness import nearest_neighbours
+from prompts_taxonomy.records import CONTROL_CHARS
 
 MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 MIN_CORPUS = 50  # fewer corpus prompts than this say too little about how people prompt: no freshness check
@@ -56,13 +57,19 @@ def _line_text(raw: str) -> tuple[str | None, str | None]:
     """(text, error) of one corpus line: plain text, or a JSON object with a "text" field."""
     line = raw.strip()
     if not line.startswith("{"):
-        return line, None
+        return (
+            (None, "contains a control character (NUL, escape, ...)")
+            if CONTROL_CHARS.search(line)
+            else (line, None)
+        )
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         return None, f"invalid JSON ({exc.msg})"
     if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
         return None, 'a JSON line needs a "text" string'
+    if CONTROL_CHARS.search(obj["text"].strip()):
+        return None, "contains a control character (NUL, escape, ...)"
     return obj["text"].strip(), None
 
 

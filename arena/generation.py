@@ -9,22 +9,25 @@ and re-run backfill neither duplicates nor half-writes an output.
 from __future__ import annotations
 
 import asyncio
+import errno
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
 
 from arena.db.tables import Model, Output, Prompt, ReferenceImage
 from arena.images import ImageRejected
 from arena.media import MediaStore
+from arena.observability import GENERATIONS
 from arena.providers.base import GenerationRequest, GenerationResult, Provider, ProviderError
 
 Sleep = Callable[[float], Awaitable[None]]
-RETRYABLE_KINDS = frozenset({"timeout", "rate_limited", "server_error"})
+# disk_full: the output was generated but could not be stored; the next run tries it again.
+RETRYABLE_KINDS = frozenset({"timeout", "rate_limited", "server_error", "disk_full"})
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class BackfillReport:
     failed: int = 0
     skipped: int = 0
     failures: list[tuple[str, str, str]] = field(default_factory=list)
+    disk_full: str | None = None  # set when storing failed for lack of space: the rest of the run is skipped
 
 
 def _reference_bytes(media_dir: Path, ref: ReferenceImage | None) -> bytes | None:
@@ -161,6 +165,9 @@ class Backfill:
     async def _one(self, job: Job) -> None:
         provider = self.providers[job.model_slug]
         async with self.limits[job.model_slug]:
+            if self.report.disk_full is not None:  # no room to store it: do not pay for the call
+                self.report.skipped += 1
+                return
             attempts = 0
             while True:
                 attempts += 1
@@ -178,6 +185,11 @@ class Backfill:
                     await asyncio.to_thread(
                         self._record_failure, job, "bad_response", f"image refused: {exc}", attempts
                     )
+                except OSError as exc:
+                    if exc.errno != errno.ENOSPC:
+                        raise
+                    self.report.disk_full = f"no space left on the device holding {self.store.root}"
+                    await asyncio.to_thread(self._record_disk_full, job, attempts)
                 break
         if self.progress is not None:
             self.progress(self.report)
@@ -202,6 +214,7 @@ class Backfill:
         )
         if self._write(job, values):
             self.report.generated += 1
+            GENERATIONS.labels(job.model_slug, "ok").inc()
         else:
             self.store.discard(stored.media_id)
             self.report.skipped += 1
@@ -210,7 +223,17 @@ class Backfill:
         values = dict(status="failed", attempts=attempts, error_kind=kind, error_message=message[:2000])
         self._write(job, values)
         self.report.failed += 1
+        GENERATIONS.labels(job.model_slug, kind).inc()
         self.report.failures.append((job.prompt_id, job.model_slug, f"{kind}: {message}"))
+
+    def _record_disk_full(self, job: Job, attempts: int) -> None:
+        try:
+            self._record_failure(
+                job, "disk_full", "no space left on device while storing the image", attempts
+            )
+        except SQLAlchemyError:  # the database may sit on the same full disk: the output stays missing
+            self.report.failed += 1
+            GENERATIONS.labels(job.model_slug, "disk_full").inc()
 
     def _write(self, job: Job, values: dict[str, object]) -> bool:
         """Insert or update the row for (prompt, model) in one transaction; False if an ok row already exists."""

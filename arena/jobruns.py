@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select, update
 
 from arena.db.tables import JobRun, SchedulerJob, SchedulerLease
+from arena.observability import JOB_RUNS
 
 JOBS: dict[str, str] = {
     "timing_run": "Generation-time benchmark: one timed call per active text-to-image model (4 a day at random).",
@@ -144,6 +145,8 @@ def finish_run(
             .where(_RUNS.c.id == run_id)
             .values(finished_at=now, outcome=outcome, message=message[:2000])
         )
+        job = conn.execute(select(_RUNS.c.job).where(_RUNS.c.id == run_id)).scalar_one_or_none()
+    JOB_RUNS.labels(job or "unknown", outcome).inc()
 
 
 def request_run(engine: Engine, job: str, now: datetime, *, actor: str, params: dict[str, Any]) -> int:

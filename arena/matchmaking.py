@@ -32,12 +32,30 @@ the same models is the share cap: a model whose share of recent matchups exceeds
 two others remain. Planned and actual shares are both in the operators' audit (GET /api/v1/admin/sampling).
 A larger floor would spread votes more evenly but cost most of the gain: mixing 9% uniform pairs into the plan
 dropped the bench from 1.16x / 1.43x to 1.08x / 1.30x (100 / 200 Elo spreads), 25% to 1.03x / 1.27x.
+
+Variety rules (blindness before efficiency). A voter who sees the same two models again after a reveal knows
+which look belongs to which model, and every later vote of theirs on that pair is no longer blind; a plan that
+puts most votes on one pair also makes the arena boring. So the plan only weighs the pairs these rules allow,
+with P the number of pairs of the modality's active models:
+
+1. window cap: no pair gets more than 3x the uniform pair share of the matchups served in any window of 200
+   (at most floor(3 x 200 / P) of them, at least 1); checked against the modality's last 199 matchups, so
+   every window of 200 that ends with the new matchup holds;
+2. the per-model share cap (ARENA_MAX_MODEL_SHARE) and the new-model boost, as before;
+3. no repeat: a session never gets a pair it got within its last min(5, P - 1) matchups;
+4. variety: over a session's first 20 matchups it sees at least min(P, 10) distinct pairs (a new pair is
+   required as soon as the matchups left in the first 20 are only just enough to reach the count).
+
+Each rule applies while another pair remains possible: the rules are applied in this order and a rule that
+would leave no pair for the prompt is dropped (the service first tries other prompts on which every rule
+holds). The cost in votes is in the bench table (README).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -53,6 +71,11 @@ PLAN_FLOOR = 0.02  # added to every pair's planned share relative to the mean sh
 NEW_RELATIVE = 1.5  # with a plan, "new" also means a half-width this many times the median one
 PLAN_STEPS = 150
 PLAN_STEP_SIZE = 0.5
+WINDOW = 200  # matchups per window of the pair cap
+WINDOW_CAP_FACTOR = 3.0  # a pair's share of a window is at most this times the uniform share
+NO_REPEAT = 5  # a session's last min(NO_REPEAT, P - 1) pairs are not served again
+FIRST_MATCHUPS = 20  # a session's first this many matchups...
+FIRST_DISTINCT = 10  # ...show at least min(P, this) distinct pairs
 
 Pair = tuple[str, str]
 
@@ -187,6 +210,83 @@ def eligible_models(candidates: Sequence[str], shares: Mapping[str, float], max_
     return under if len(under) >= 2 else list(candidates)
 
 
+@dataclass(frozen=True)
+class Recent:
+    """What the variety rules read: pair counts among the modality's last WINDOW - 1 matchups, and one
+    session's pairs (its first FIRST_MATCHUPS in order, its last NO_REPEAT oldest first, how many it got)."""
+
+    window: Mapping[Pair, int]
+    session_first: Sequence[Pair] = ()
+    session_last: Sequence[Pair] = ()
+    session_served: int = 0
+
+
+def window_cap(n_pairs: int) -> int:
+    """Most matchups one pair may get in a window of WINDOW: 3x the uniform share, at least one."""
+    return max(1, math.floor(WINDOW_CAP_FACTOR * WINDOW / max(n_pairs, 1)))
+
+
+def rule_checks(
+    n_pairs: int, recent: Recent, shares: Mapping[str, float], max_share: float
+) -> list[tuple[str, Callable[[Pair], bool]]]:
+    """The variety rules and the share cap in priority order, each as (name, does this pair pass)."""
+    cap = window_cap(n_pairs)
+    span = min(NO_REPEAT, n_pairs - 1)
+    last = set(list(recent.session_last)[-span:]) if span > 0 else set()
+    seen = set(recent.session_first)
+    needed = min(n_pairs, FIRST_DISTINCT) - len(seen)
+    left = FIRST_MATCHUPS - recent.session_served
+    must_be_new = 0 < left <= needed
+    return [
+        ("window_cap", lambda p: recent.window.get(p, 0) < cap),
+        ("model_share", lambda p: shares.get(p[0], 0.0) <= max_share and shares.get(p[1], 0.0) <= max_share),
+        ("no_repeat", lambda p: p not in last),
+        ("variety", lambda p: not must_be_new or p not in seen),
+    ]
+
+
+def apply_rules(
+    pairs: Sequence[Pair],
+    n_pairs: int,
+    recent: Recent | None,
+    shares: Mapping[str, float] | None = None,
+    max_share: float = 1.0,
+) -> tuple[list[Pair], list[str]]:
+    """The pairs that pass the rules in priority order, and the names of rules dropped because they would
+    have left no pair."""
+    kept, dropped = list(pairs), []
+    for name, passes in rule_checks(n_pairs, recent or Recent({}), shares or {}, max_share):
+        narrowed = [p for p in kept if passes(p)]
+        if narrowed:
+            kept = narrowed
+        else:
+            dropped.append(name)
+    return kept, dropped
+
+
+class History:
+    """Served pairs kept in memory, for simulations and the bench: the window and each session's pairs."""
+
+    def __init__(self) -> None:
+        self.window: deque[Pair] = deque(maxlen=WINDOW - 1)
+        self.counts: Counter[Pair] = Counter()
+        self.sessions: dict[str, list[Pair]] = {}
+
+    def recent(self, session: str) -> Recent:
+        """The `Recent` view of `session` before its next matchup."""
+        pairs = self.sessions.get(session, [])
+        return Recent(self.counts, pairs[:FIRST_MATCHUPS], pairs[-NO_REPEAT:], len(pairs))
+
+    def record(self, session: str, a: str, b: str) -> None:
+        """Note a served matchup."""
+        pair = pair_key(a, b)
+        if len(self.window) == self.window.maxlen:
+            self.counts[self.window[0]] -= 1
+        self.window.append(pair)
+        self.counts[pair] += 1
+        self.sessions.setdefault(session, []).append(pair)
+
+
 def choose_pair(
     candidates: Sequence[str],
     standings: Mapping[str, Standing],
@@ -196,13 +296,17 @@ def choose_pair(
     shares: Mapping[str, float] | None = None,
     max_share: float = 1.0,
     plan: Mapping[Pair, float] | None = None,
+    recent: Recent | None = None,
+    n_pairs: int | None = None,
 ) -> tuple[str, str]:
-    """Two distinct models drawn by the vote plan (or by `pair_weight` without one), in random left/right
-    order."""
-    models = sorted(set(eligible_models(list(dict.fromkeys(candidates)), shares or {}, max_share)))
+    """Two distinct models drawn by the vote plan (or by `pair_weight` without one) among the pairs the rules
+    allow (`apply_rules`; `n_pairs` is the modality's pair count, default: the candidates'), in random
+    left/right order."""
+    models = sorted(set(candidates))
     if len(models) < 2:
         raise ValueError("fewer than two models to pair")
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    pairs, _ = apply_rules(pairs, n_pairs or len(pairs), recent, shares, max_share)
     if plan:
         mean = 1.0 / len(plan)
         widths = [s.half_width for s in standings.values()]

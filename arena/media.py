@@ -11,11 +11,13 @@ bytes are kept by content hash for audit, in a folder that no route serves.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +30,8 @@ SERVED_FORMAT = "JPEG"
 SERVED_SUFFIX = ".jpg"
 SERVED_MEDIA_TYPE = "image/jpeg"
 JPEG_QUALITY = 90
+TEMP_SUFFIX = ".tmp"
+STALE_TEMP_SECONDS = 60.0
 MEDIA_ID = re.compile(r"^[A-Za-z0-9_-]{32}$")
 _SRGB = ImageCms.createProfile("sRGB")
 
@@ -115,6 +119,20 @@ class MediaStore:
         path = self.served_dir / f"{media_id}{SERVED_SUFFIX}"
         return path if path.is_file() else None
 
+    def clean_temp(self, *, older_than: float = STALE_TEMP_SECONDS) -> int:
+        """Remove temp files a killed writer left behind (older than `older_than` seconds, so another process's
+        write in flight is left alone); returns how many. Run before a backfill."""
+        removed = 0
+        cutoff = time.time() - older_than
+        for folder in (self.served_dir, self.originals_dir):
+            if folder.is_dir():
+                for stale in folder.glob(f".*{TEMP_SUFFIX}"):
+                    with contextlib.suppress(FileNotFoundError):
+                        if stale.stat().st_mtime < cutoff:
+                            stale.unlink()
+                            removed += 1
+        return removed
+
     def discard(self, media_id: str) -> None:
         """Remove a served file that no row points to (a lost race in the backfill)."""
         path = self.served_path(media_id)
@@ -123,10 +141,15 @@ class MediaStore:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
+    """Write a temp file, fsync, rename; a failed write (a full disk) removes its temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    tmp.replace(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

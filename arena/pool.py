@@ -65,13 +65,15 @@ def current_batch(now: datetime | None = None) -> str:
 class _ReferenceChecker:
     """Resolves reference image names against a folder, reads and decodes each once."""
 
-    def __init__(self, base_dir: Path) -> None:
+    def __init__(self, base_dir: Path | None) -> None:
         self.base_dir = base_dir
         self.found: dict[str, _Reference] = {}
 
     def __call__(self, name: str) -> str | None:
         if name in self.found:
             return None
+        if self.base_dir is None:  # a web upload: the server's files are not the uploader's to name
+            return f"reference image '{name}': console uploads carry no images (use `arena prompts import`)"
         path = (self.base_dir / name).resolve()
         if not path.is_file():
             return f"reference image '{name}' not found (looked in {self.base_dir})"
@@ -109,7 +111,7 @@ def import_prompt_lines(
     lines: Iterable[str],
     *,
     taxonomy: Taxonomy,
-    base_dir: Path,
+    base_dir: Path | None,
     media_dir: Path,
     threshold: float,
     max_chars: int,
@@ -122,7 +124,8 @@ def import_prompt_lines(
     """Validate and import JSON-lines prompts all-or-nothing; raise `ImportFailed` listing every bad line.
 
     With `skip_existing`, lines whose id is already in the pool are skipped silently (used by `arena init`
-    to reload the starter pool idempotently); otherwise an existing id is an error.
+    to reload the starter pool idempotently); otherwise an existing id is an error. `base_dir=None` (console
+    uploads) refuses every reference image.
     """
     checker = _ReferenceChecker(base_dir)
     parsed = parse_prompt_lines(lines, taxonomy, max_chars=max_chars, check_reference=checker)

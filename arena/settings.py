@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     models_file: Path = Field(default=Path("models.toml"), description="The model registry (TOML).")
     operator_token: str = Field(
         default="",
-        description="Bearer token for operator routes. Empty disables operator routes entirely.",
+        description="Bootstrap admin token for operator routes (named operators: `arena operators add`).",
     )
     host: str = Field(default="127.0.0.1", description="Address `arena serve` binds.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `arena serve` binds.")
@@ -172,6 +172,23 @@ class Settings(BaseSettings):
         ge=0,
         description="Retirement reports list (use case x capability) cells left with fewer active prompts.",
     )
+    served_image_bytes: int = Field(
+        default=1_048_576,
+        ge=65_536,
+        description="Every matchup image is re-encoded per serve and padded to exactly this many bytes, so its "
+        "size does not name the model.",
+    )
+    max_body_bytes: int = Field(
+        default=65_536,
+        ge=1024,
+        description="Largest request body (votes and matchups: 4 KiB); larger is 413.",
+    )
+    max_concurrent_requests: int = Field(
+        default=64, ge=1, description="Requests handled at once; more get 503 with Retry-After."
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json", description="`arena serve` logs: one JSON object a line with a request id, or text."
+    )
     redis_url: str = Field(
         default="",
         description="Redis shared by every worker and node (redis://127.0.0.1:6379/0): rate limits and operator "
@@ -205,6 +222,12 @@ class Settings(BaseSettings):
         ge=-1,
         le=1,
         description="`arena judge check` fails when Cohen's kappa on the held-out labelled set is below this.",
+    )
+    operator_session_hours: float = Field(
+        default=12.0,
+        gt=0,
+        le=24 * 30,
+        description="A console sign-in expires after this many hours (sign-out ends it at once).",
     )
 
     @property

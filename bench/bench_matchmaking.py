@@ -4,6 +4,9 @@ with known true ratings, 10% ties) and refit the leaderboard every `--batch` vot
 The votes-to-target is read where the tau curve averaged over seeds first reaches 0.9 (a first-passage count
 per seed is too noisy to compare). Goal: the rule needs at least 1.5x fewer votes. Prints a table; not a test.
 
+Three arms: uniform pairs; the vote plan alone; and the plan with the variety rules in force (the arena's
+matchmaking: window cap, per-session no-repeat and variety; voters come in sessions of `--session` matchups).
+
     python bench/bench_matchmaking.py [--models 20] [--seeds 48] [--batch 200] [--spreads 100,150,200,300]
 """
 
@@ -18,7 +21,15 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import kendalltau
 
-from arena.matchmaking import Standing, choose_pair, expected_misorders, pair_key, plan_votes, uniform_pair
+from arena.matchmaking import (
+    History,
+    Standing,
+    choose_pair,
+    expected_misorders,
+    pair_key,
+    plan_votes,
+    uniform_pair,
+)
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry
 
 TARGET_TAU = 0.9
@@ -64,7 +75,9 @@ def _marginal_se(theta: np.ndarray, counts) -> np.ndarray:
     return np.sqrt(np.clip(np.diag(np.linalg.pinv(info)), 0, None))
 
 
-def tau_curve(rule: str, truth: np.ndarray, seed: int, batch: int, max_votes: int) -> np.ndarray:
+def tau_curve(
+    rule: str, truth: np.ndarray, seed: int, batch: int, max_votes: int, session: int = 20
+) -> np.ndarray:
     """Kendall tau between the fitted and the true ratings after every `batch` votes, up to `max_votes`."""
     rng = np.random.default_rng(seed)
     models = [f"m{i:02d}" for i in range(len(truth))]
@@ -76,12 +89,21 @@ def tau_curve(rule: str, truth: np.ndarray, seed: int, batch: int, max_votes: in
     plan: dict[tuple[str, str], float] = {}
     cast: dict[tuple[str, str], float] = {}
     taus = []
+    history = History()
+    n_pairs = len(models) * (len(models) - 1) // 2
     while len(a) < max_votes:
         for _ in range(batch):
             if rule == "uniform":
                 x, y = uniform_pair(models, rng)
-            else:
+            elif rule == "plan":
                 x, y = choose_pair(models, standings, rng, new_half_width=60.0, plan=plan)
+            else:
+                voter = f"s{len(a) // session}"
+                recent = history.recent(voter)
+                x, y = choose_pair(
+                    models, standings, rng, new_half_width=60.0, plan=plan, recent=recent, n_pairs=n_pairs
+                )
+                history.record(voter, x, y)
             if rng.random() < 0.10:
                 outcome.append("tie")
             else:
@@ -129,7 +151,7 @@ def static_bound(truth: np.ndarray) -> float:
     return float(np.exp(brentq(uniform, 3, 17) - brentq(planned, 3, 17)))
 
 
-def _one_seed(job: tuple[str, np.ndarray, int, int, int]) -> np.ndarray:
+def _one_seed(job: tuple[str, np.ndarray, int, int, int, int]) -> np.ndarray:
     return tau_curve(*job)
 
 
@@ -154,18 +176,20 @@ def main() -> None:
     parser.add_argument(
         "--spreads", default="100,150,200,300", help="sd of true ratings (Elo), comma-separated"
     )
+    parser.add_argument("--arms", default="uniform,plan,rules", help="which of uniform,plan,rules to run")
+    parser.add_argument("--session", type=int, default=20, help="matchups per voter session (rules arm)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     args = parser.parse_args()
     started = time.perf_counter()
     print(
-        f"| true-rating sd | uniform: votes to mean tau >= {TARGET_TAU} | vote plan | ratio | 90% interval "
-        "| bound: plan knowing the truth |"
+        f"| true-rating sd | uniform: votes to mean tau >= {TARGET_TAU} | plan alone | ratio "
+        "| plan + variety rules (in force) | ratio | 90% interval | bound: plan knowing the truth |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with ProcessPoolExecutor(args.jobs) as pool:
         for spread in (float(x) for x in args.spreads.split(",")):
             curves: dict[str, np.ndarray] = {}
-            for rule in ("uniform", "plan"):
+            for rule in ["uniform", *(a for a in ("plan", "rules") if a in args.arms.split(","))]:
                 jobs = [
                     (
                         rule,
@@ -173,19 +197,21 @@ def main() -> None:
                         seed,
                         args.batch,
                         args.max_votes,
+                        args.session,
                     )
                     for seed in range(args.seeds)
                 ]
                 curves[rule] = np.array(list(pool.map(_one_seed, jobs)))
             uni = crossing(curves["uniform"].mean(axis=0), args.batch)
-            plan = crossing(curves["plan"].mean(axis=0), args.batch)
+            plan = crossing(curves["plan"].mean(axis=0), args.batch) if "plan" in curves else float("nan")
+            ruled = crossing(curves["rules"].mean(axis=0), args.batch)
             low, high = ratio_interval(
-                curves["uniform"], curves["plan"], args.batch, np.random.default_rng(0)
+                curves["uniform"], curves["rules"], args.batch, np.random.default_rng(0)
             )
             bound = np.mean(list(pool.map(static_bound, [job[1] for job in jobs])))
             print(
-                f"| {spread:g} Elo | {uni:.0f} | {plan:.0f} | {uni / plan:.2f}x | {low:.2f}-{high:.2f}x "
-                f"| {bound:.2f}x |"
+                f"| {spread:g} Elo | {uni:.0f} | {plan:.0f} | {uni / plan:.2f}x | {ruled:.0f} | {uni / ruled:.2f}x "
+                f"| {low:.2f}-{high:.2f}x | {bound:.2f}x |"
             )
     print(
         f"\n{args.models} models, {args.seeds} seeds per spread, refit every {args.batch} votes, 10% ties; "

@@ -15,6 +15,8 @@ DEFAULT_MAX_PROMPT_CHARS = 2000
 MAX_STYLES = 5
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 BATCH_PATTERN = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+# C0 and C1 control characters (NUL, ESC, ...) and DEL: never part of a prompt, and unsafe in a terminal.
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 EDIT_KINDS = (
     "text_edit",
     "logo_edit",
@@ -148,6 +150,8 @@ def validate_record(
     text = _require_str(obj, "text").strip()
     if not text:
         raise PromptRecordError("field 'text' is empty")
+    if CONTROL_CHARS.search(text):
+        raise PromptRecordError("field 'text' contains a control character (NUL, escape, ...)")
     if len(text) < MIN_PROMPT_CHARS:
         raise PromptRecordError(f"field 'text' is too short ({len(text)} < {MIN_PROMPT_CHARS} characters)")
     if len(text) > max_chars:
@@ -164,6 +168,8 @@ def validate_record(
     if modality == "image_editing":
         if not isinstance(reference, str) or not reference.strip():
             raise PromptRecordError("an image_editing prompt needs 'reference_image'")
+        if CONTROL_CHARS.search(reference):
+            raise PromptRecordError("field 'reference_image' contains a control character")
         if edit_kind not in EDIT_KINDS:
             raise PromptRecordError(f"field 'edit_kind' must be one of {', '.join(EDIT_KINDS)}")
     else:

@@ -56,9 +56,15 @@ def snapshot_job(ctx: JobContext, params: dict[str, Any], progress: Progress) ->
 
 
 def backfill_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
-    """Generate every missing output (sandbox models without their simulated wait)."""
+    """Generate every missing output (sandbox models without their simulated wait); an operator's retry
+    passes `model` and `retry_failed` to plan permanent failures again."""
     with Session(ctx.engine) as session:
-        jobs = plan_jobs(session, ctx.settings.media_dir)
+        jobs = plan_jobs(
+            session,
+            ctx.settings.media_dir,
+            model=params.get("model") or None,
+            retry_failed=bool(params.get("retry_failed")),
+        )
         models = {m.slug: m for m in session.exec(select(Model)).all()}
     if not jobs:
         return Outcome("ok", "nothing to generate")
@@ -84,7 +90,9 @@ async def _backfill(ctx: JobContext, jobs: list[BackfillJob], models: dict[str, 
             providers[slug] = provider
             if client is not None:
                 clients.append(client)
-        return await Backfill(ctx.engine, MediaStore(ctx.settings.media_dir), providers).run(jobs)
+        store = MediaStore(ctx.settings.media_dir)
+        store.clean_temp()
+        return await Backfill(ctx.engine, store, providers).run(jobs)
     finally:
         for provider in providers.values():
             await provider.aclose()

@@ -21,6 +21,7 @@ import httpx
 from sqlalchemy import Engine, func, insert, select
 
 from arena.db.tables import LatencySample, Model, utcnow
+from arena.observability import TIMINGS
 from arena.providers import GenerationRequest, MissingApiKey, Provider, ProviderError, build_provider
 from arena.providers.params import parse_params
 from arena.providers.sandbox import SandboxProvider
@@ -165,6 +166,7 @@ def store_sample(
                 error_message=m.error_message,
             )
         )
+    TIMINGS.labels(model, m.status).inc()
 
 
 async def _time_model(

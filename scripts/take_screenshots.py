@@ -39,6 +39,7 @@ from arena.media import MediaStore  # noqa: E402
 from arena.providers import build_provider  # noqa: E402
 from arena.providers.params import SandboxParams  # noqa: E402
 from arena.providers.sandbox import simulated_latency  # noqa: E402
+from arena.serving import proxy_options  # noqa: E402
 from arena.settings import Settings  # noqa: E402
 from arena.simulation import run_simulation  # noqa: E402
 from arena.snapshots import take_snapshot  # noqa: E402
@@ -134,7 +135,13 @@ def serve(settings: Settings, engine: Engine) -> Iterator[str]:
     """The app on a loopback port in a thread."""
     port = _free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(settings, engine=engine), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(
+            create_app(settings, engine=engine),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            **proxy_options(settings),
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

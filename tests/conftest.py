@@ -23,6 +23,7 @@ from sqlalchemy import Engine, create_engine, text
 
 from arena.app import create_app
 from arena.db import make_engine
+from arena.serving import proxy_options
 from arena.settings import Settings
 
 PG_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -107,7 +108,8 @@ def frozen() -> FrozenClock:
 def serve(app) -> Iterator[str]:
     """Run `app` with uvicorn on a free loopback port in a thread; yield its base URL."""
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    options = proxy_options(app.state.settings)  # the same proxy trust as `arena serve`
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from sqlalchemy.exc import OperationalError
@@ -15,7 +15,10 @@ from arena.cli import (
     generate,
     jobs,
     latency,
+    models,
+    operators,
     outputs,
+    prompt_ops,
     prompts,
     ratings,
     simulate,
@@ -39,6 +42,13 @@ app.add_typer(prompts.app, name="prompts")
 prompts.app.command("retire")(retirement_cli.retire_command)
 prompts.app.command("refresh")(retirement_cli.refresh_command)
 prompts.app.command("corpus")(retirement_cli.corpus_command)
+prompts.app.command("search")(prompt_ops.search_command)
+prompts.app.command("show")(prompt_ops.show_command)
+prompts.app.command("retire-prompt")(prompt_ops.retire_prompt_command)
+prompts.app.command("restore")(prompt_ops.restore_command)
+app.add_typer(operators.app, name="operators")
+app.add_typer(operators.audit_app, name="audit")
+app.add_typer(models.app, name="models")
 ratings.app.command("snapshot")(snapshot.snapshot_command)
 app.add_typer(ratings.app, name="ratings")
 app.add_typer(votes.app, name="votes")
@@ -47,11 +57,19 @@ app.command("simulate")(simulate.simulate_command)
 app.command("export")(export.export_command)
 app.command("demo")(demo.demo_command)
 app.add_typer(latency.app, name="latency")
-app.command("jobs")(jobs.jobs_command)
+app.add_typer(jobs.app, name="jobs")
 app.command("scheduler")(jobs.scheduler_command)
 app.add_typer(outputs.app, name="outputs")
 app.add_typer(judge_cli.app, name="judge")
 app.add_typer(evals.app, name="eval")
+
+
+@app.callback()
+def _cli_source() -> None:
+    """Self-hostable image-model arena: blind pairwise votes, Bradley-Terry leaderboards, timing runs."""
+    from arena.audit import SOURCE
+
+    SOURCE.set("cli")  # audit rows written by a CLI command say "cli"
 
 
 @app.command()
@@ -96,12 +114,20 @@ def serve(
     ] = 1,
 ) -> None:
     """Run the web app (arena page, leaderboard, JSON API) with uvicorn, and the scheduler unless disabled."""
+    settings = load_settings()
+    run_server(None, settings, host, port, workers=workers)
+
+
+def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, workers: int = 1) -> None:
+    """Serve `app_` (None: `create_app(settings)`) with uvicorn, with the in-process scheduler unless
+    ARENA_SCHEDULER_ENABLED is false; several workers each build their app from the same environment."""
     import uvicorn
 
+    from arena.serving import uvicorn_options
     from arena.web.nodelay import HTTP_PROTOCOL
 
-    settings = load_settings()
-    bind = {"host": host or settings.host, "port": port or settings.port, "log_level": settings.log_level}
+    # host, port, log level, JSON log config, and proxy headers believed only from ARENA_TRUSTED_PROXIES
+    bind = uvicorn_options(settings, host=host, port=port)
     service = None
     if settings.scheduler_enabled:  # ARENA_SCHEDULER_ENABLED=false leaves scheduling to `arena scheduler`
         from scheduler.service import SchedulerService
@@ -111,9 +137,11 @@ def serve(
         if workers > 1:  # each worker imports the factory and builds its app from the same environment
             uvicorn.run("arena.web.asgi:create", factory=True, workers=workers, http=HTTP_PROTOCOL, **bind)
         else:
-            from arena.app import create_app
+            if app_ is None:
+                from arena.app import create_app
 
-            uvicorn.run(create_app(settings), http=HTTP_PROTOCOL, **bind)
+                app_ = create_app(settings)
+            uvicorn.run(app_, http=HTTP_PROTOCOL, **bind)
     finally:
         if service is not None:
             service.stop()

@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from arena.db import make_engine
 from arena.settings import Settings
+from prompts_taxonomy.records import CONTROL_CHARS
 
 EXIT_USAGE = 2
 
@@ -62,3 +63,8 @@ def print_json(data: Any) -> None:
     """Write data as indented JSON on stdout."""
     json.dump(data, sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
+
+
+def printable(text: str) -> str:
+    """`text` safe for a terminal: control characters (ESC sequences, NUL, ...) shown as escapes."""
+    return CONTROL_CHARS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

@@ -3,11 +3,17 @@
 Creates or upgrades the database, generates every missing sandbox output, casts a simulated vote history
 once (only when the database has no simulated votes yet) and takes a snapshot in demo mode, so the
 leaderboard has numbers before anyone votes. Running it again only fills what is missing.
+
+With `--serve` (what `make run` does) the arena is served as soon as the database is ready and the rest is
+prepared behind it in a thread: matchups are drawn from the prompts that already have two outputs (the pool
+cache refreshes every 15 s), the arena page shows the progress, and the boards appear with the snapshot.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
@@ -17,8 +23,17 @@ from arena.cli.common import engine_for, fail, load_settings
 from arena.cli.generate import generate
 from arena.db.tables import Vote
 from arena.initialize import initialize
+from arena.settings import Settings
 from arena.simulation import run_simulation
 from arena.snapshots import take_snapshot
+
+
+@dataclass
+class DemoProgress:
+    """Where a demo being prepared behind the server is: shown on the arena page until `stage` is ready."""
+
+    stage: str = "generating the sandbox images"
+    ready: bool = False
 
 
 def demo_command(
@@ -27,12 +42,42 @@ def demo_command(
     ] = 1500,
     voters: Annotated[int, typer.Option(min=1, help="Simulated voter sessions.")] = 150,
     seed: Annotated[int, typer.Option(help="Random seed of the simulated votes.")] = 0,
+    serve: Annotated[
+        bool,
+        typer.Option("--serve", help="Serve at once and prepare the demo behind (what `make run` does)."),
+    ] = False,
+    host: Annotated[str | None, typer.Option(help="With --serve: bind address (default ARENA_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="With --serve: port (default ARENA_PORT).")] = None,
 ) -> None:
     """Initialise, generate the sandbox outputs, add a simulated vote history and snapshot the boards."""
     settings = load_settings().model_copy(update={"demo_mode": True})
     with engine_for(settings) as engine:
         report = initialize(settings, engine)
         typer.echo(f"database ready; {report.prompts_added} prompt(s) added", err=True)
+    if not serve:
+        _prepare(settings, votes, voters, seed, DemoProgress())
+        return
+    from arena.app import create_app
+    from arena.cli import run_server
+
+    progress = DemoProgress()
+    app_ = create_app(settings)
+    app_.state.demo_progress = progress
+
+    def behind() -> None:
+        try:
+            _prepare(settings, votes, voters, seed, progress)
+        except (Exception, SystemExit) as exc:  # the server keeps running; the page says what happened
+            progress.stage = f"stopped: {exc}"
+        app_.state.pool.invalidate()
+
+    threading.Thread(target=behind, name="demo-prepare", daemon=True).start()
+    typer.echo("serving now; the demo is prepared behind (progress on the arena page)", err=True)
+    run_server(app_, settings, host, port)
+
+
+def _prepare(settings: Settings, votes: int, voters: int, seed: int, progress: DemoProgress) -> None:
+    """Generate, simulate the vote history once, simulate timing samples once, and snapshot."""
     generate(
         model=None,
         modality=None,
@@ -49,6 +94,7 @@ def demo_command(
             ).scalar()
         if not simulated and votes:
             for modality, n in (("text_to_image", votes), ("image_editing", max(1, votes // 3))):
+                progress.stage = f"simulating {n} {modality.replace('_', '-')} votes"
                 typer.echo(f"simulating {n} {modality} votes...", err=True)
                 try:
                     run_simulation(
@@ -62,9 +108,11 @@ def demo_command(
                     )
                 except ValueError as exc:
                     typer.echo(f"  skipped: {exc}", err=True)
+        progress.stage = "computing the boards"
         snap = take_snapshot(engine, settings)
     if not snap.boards:
         fail("no board could be computed: " + "; ".join(f"{k}: {v}" for k, v in snap.failures.items()))
+    progress.stage, progress.ready = "ready", True
     typer.echo(
         f"demo ready: {len(snap.boards)} board(s) in the snapshot; start it with `arena serve` "
         "(ARENA_DEMO_MODE=true labels the simulated votes on every page)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import sys
 from collections.abc import Callable
 from typing import Annotated
@@ -95,9 +96,11 @@ def generate(
                 sleep = _instant if m.adapter == "sandbox" else None
                 providers[slug] = build_provider(m.adapter, m.params, slug=slug, sleep=sleep)
             with engine_for(settings) as engine:
+                store = MediaStore(settings.media_dir)
+                store.clean_temp()  # what a killed run left behind
                 backfill = Backfill(
                     engine,
-                    MediaStore(settings.media_dir),
+                    store,
                     providers,
                     concurrency={s: concurrency for s in slugs},
                     progress=_progress_printer(len(jobs)),
@@ -111,6 +114,15 @@ def generate(
         report = asyncio.run(run())
     except ValueError as exc:
         fail(str(exc))
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        fail(f"no space left on device ({settings.media_dir}); free space and run arena generate again")
+    if report.disk_full:
+        fail(
+            f"{report.disk_full}: stopped after {report.generated} generated, {report.failed} failed "
+            f"(recorded; see --failures); free space and run arena generate again to resume"
+        )
     if as_json:
         print_json(report.__dict__)
         return

@@ -26,8 +26,18 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def jobs_command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+app = typer.Typer(
+    help="Scheduled jobs: list them (no sub-command), or queue a run.", invoke_without_command=True
+)
+
+
+@app.callback()
+def jobs_command(
+    ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False
+) -> None:
     """List each scheduled job's last run, its duration and outcome, and its next run."""
+    if ctx.invoked_subcommand is not None:
+        return
     settings = load_settings()
     now = utcnow()
     with engine_for(settings) as engine:
@@ -80,3 +90,33 @@ def scheduler_command() -> None:
     finally:
         service.stop()
         typer.echo("scheduler stopped", err=True)
+
+
+@app.command("run")
+def run_command(
+    job: Annotated[
+        str, typer.Argument(help="timing_run, rating_snapshot, generation_backfill or prompt_retirement.")
+    ],
+    model: Annotated[
+        str | None, typer.Option(help="timing_run / generation_backfill: only this model.")
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Backfill: retry permanent failures.")
+    ] = False,
+    actor: Annotated[
+        str | None, typer.Option(help="Who is acting (audit log); default: the OS user.")
+    ] = None,
+) -> None:
+    """Queue a run for the scheduler (what the console's Run now and Retry buttons do); prints the run id."""
+    from arena.audit import cli_actor
+    from arena.job_queue import QueueError, queue_run
+
+    settings = load_settings()
+    with engine_for(settings) as engine:
+        try:
+            run_id = queue_run(engine, utcnow(), job, cli_actor(actor), model=model, retry=retry_failed)
+        except QueueError as exc:
+            fail(str(exc))
+        except (OperationalError, ProgrammingError):
+            fail("the database is not initialised: run `arena init` first")
+    typer.echo(f"queued run {run_id} of {job}; follow it with `arena jobs`")

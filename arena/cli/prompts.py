@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 from sqlmodel import select
 
-from arena.cli.common import database_session, fail, load_settings, print_json
+from arena.audit import cli_actor
+from arena.cli.common import database_session, fail, load_settings, print_json, printable
 from arena.db.tables import Prompt
 from arena.pool import ImportFailed, coverage, import_prompt_lines
 from prompts_taxonomy import load_taxonomy
@@ -26,7 +27,9 @@ def import_(
     batch: Annotated[
         str | None, typer.Option(help="Monthly batch label YYYY-MM (default: this month).")
     ] = None,
-    actor: Annotated[str, typer.Option(help="Who is importing (recorded in the audit log).")] = "cli",
+    actor: Annotated[
+        str | None, typer.Option(help="Who is importing (audit log); default: the OS user.")
+    ] = None,
 ) -> None:
     """Validate FILE and import every prompt, or none: each bad line is reported with its number."""
     settings = load_settings()
@@ -49,7 +52,7 @@ def import_(
                 threshold=settings.near_duplicate_threshold,
                 max_chars=settings.max_prompt_chars,
                 batch=batch,
-                actor=actor,
+                actor=cli_actor(actor),
                 source=f"import:{file.name}",
             )
     except ImportFailed as exc:
@@ -83,9 +86,10 @@ def list_(
     if as_json:
         print_json([r.model_dump(exclude={"created_at", "retired_at"}) for r in rows])
         return
-    for r in rows:
+    for r in rows:  # printable(): text stored before import refused control characters cannot reach the tty
         typer.echo(
-            f"{r.id:<24} {r.modality:<14} {r.use_case:<28} {r.capability:<21} {r.status:<8} {r.text[:70]}"
+            f"{r.id:<24} {r.modality:<14} {r.use_case:<28} {r.capability:<21} {r.status:<8} "
+            f"{printable(r.text[:70])}"
         )
     typer.echo(f"{len(rows)} prompt(s)")
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.audit import cli_actor
 from arena.cli.common import database_session, fail, load_settings, print_json
 from arena.corpus import CorpusImportFailed, import_corpus_lines, valid_month
 from arena.pool import ImportFailed, current_batch
@@ -14,7 +15,9 @@ from arena.refresh import refresh_pool
 from arena.retirement import ReportError, apply_report, build_report, get_report, reject_report, run_monthly
 from prompts_taxonomy import load_taxonomy
 
-ActorOption = Annotated[str, typer.Option(help="Who approves or imports (recorded in the audit log).")]
+ActorOption = Annotated[
+    str | None, typer.Option(help="Who approves or imports (audit log); default: the OS user.")
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
@@ -70,13 +73,14 @@ def retire_command(
         int | None, typer.Option("--reject", help="Reject the draft report with this id.")
     ] = None,
     reason: Annotated[str, typer.Option(help="Why a report is rejected (audit log).")] = "",
-    actor: ActorOption = "cli",
+    actor: ActorOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Write this month's retirement report (a draft to approve), or apply / reject a stored one."""
     if sum([dry_run, apply is not None, reject is not None]) > 1:
         fail("use one of --dry-run, --apply ID, --reject ID")
     settings = load_settings()
+    actor = cli_actor(actor)
     retired: list[str] = []
     with database_session(settings) as session:
         engine = session.get_bind()
@@ -124,11 +128,12 @@ def refresh_command(
         Path, typer.Argument(help="JSON-lines prompt file of the new batch (Prompt file format).")
     ],
     batch: Annotated[str | None, typer.Option(help="Batch month YYYY-MM (default: this month).")] = None,
-    actor: ActorOption = "cli",
+    actor: ActorOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import the month's new batch through the regular validation and de-duplication; show coverage change."""
     settings = load_settings()
+    actor = cli_actor(actor)
     lines = _read_lines(file)
     if batch is not None and not valid_month(batch):
         fail("--batch must be a month as YYYY-MM")
@@ -167,10 +172,11 @@ def corpus_command(
     ],
     month: Annotated[str, typer.Option(help="The month these prompts were written, YYYY-MM.")],
     source: Annotated[str, typer.Option(help="Where they come from (crowdsourced, curated, ...).")] = "",
-    actor: ActorOption = "cli",
+    actor: ActorOption = None,
 ) -> None:
     """Import a month of the live prompt corpus that the freshness check compares the pool against."""
     settings = load_settings()
+    actor = cli_actor(actor)
     lines = _read_lines(file)
     if not valid_month(month):
         fail("--month must be a month as YYYY-MM")

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 from sqlalchemy import func, select
 
-from arena.cli.common import database_session, load_settings, print_json
+from arena import audit
+from arena.cli.common import database_session, engine_for, load_settings, print_json
 from arena.db.tables import Vote, VoteVerdict
 from arena.voting.refilter import run_batch_filters
 
@@ -17,6 +18,9 @@ app = typer.Typer(help="Raw votes and their filter verdicts.", no_args_is_help=T
 @app.command("filter")
 def filter_(
     modality: Annotated[str | None, typer.Option(help="Only this modality.")] = None,
+    actor: Annotated[
+        str | None, typer.Option(help="Who is acting (audit log); default: the OS user.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Re-run the anomaly filters over every raw vote (votes are never changed, only verdicts); the rating
@@ -24,6 +28,8 @@ def filter_(
     settings = load_settings()
     with database_session(settings) as session:
         counts = run_batch_filters(session.get_bind(), modality=modality, full=True)  # type: ignore[arg-type]
+        audit.record(session, actor=audit.cli_actor(actor), action="votes.refilter", after=dict(counts))
+        session.commit()
         total = session.exec(select(func.count()).select_from(Vote)).one()[0]  # type: ignore[call-overload]
         filtered = session.exec(
             select(func.count(func.distinct(VoteVerdict.vote_id))).where(VoteVerdict.kept == False)  # noqa: E712
@@ -35,3 +41,45 @@ def filter_(
     typer.echo(f"{total} votes, {filtered} filtered by at least one filter")
     for name, n in sorted(counts.items()):
         typer.echo(f"  {name}: {n}")
+
+
+@app.command("summary")
+def summary(
+    days: Annotated[int, typer.Option(min=1, max=366, help="Days back.")] = 30,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Per day: votes, kept votes, and votes filtered by each filter."""
+    from arena.db.tables import utcnow
+    from arena.vote_review import daily_counts
+
+    with engine_for(load_settings()) as engine:
+        series = daily_counts(engine, now=utcnow(), days=days)
+    if as_json:
+        print_json(series)
+        return
+    names = list(series["filtered"])
+    typer.echo(f"{'day':<11} {'votes':>6} {'kept':>6} " + " ".join(f"{n:>18}" for n in names))
+    for i, day in enumerate(series["days"]):
+        counts = " ".join(f"{series['filtered'][n][i]:>18}" for n in names)
+        typer.echo(f"{day:<11} {series['votes'][i]:>6} {series['kept'][i]:>6} {counts}")
+
+
+@app.command("flagged")
+def flagged(
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Flagged voter sessions and addresses (pseudonyms) with the filters' evidence and example votes."""
+    from arena.vote_review import flagged_groups
+    from arena.voting.sessions import resolve_secret
+
+    settings = load_settings()
+    with engine_for(settings) as engine:
+        groups = flagged_groups(engine, resolve_secret(settings), limit=limit)
+    if as_json:
+        print_json(groups)
+        return
+    for g in groups:
+        typer.echo(f"{g['who']} ({g['kind']}): {g['votes']} filtered vote(s)")
+        for name, reason in g["evidence"].items():
+            typer.echo(f"  {name}: {reason}")

@@ -208,15 +208,59 @@ class CorpusPrompt(SQLModel, table=True):
 
 
 class AuditEntry(SQLModel, table=True):
-    """Who did what to the pool, the registry or a report, and when."""
+    """Who did what, when, from where (cli / web / system), to what, with the state before and after.
+
+    Append-only: the migration adds database triggers that refuse UPDATE and DELETE on this table.
+    """
 
     __tablename__ = "audit_log"
+    __table_args__ = (
+        Index("ix_audit_log_actor", "actor", "at"),
+        Index("ix_audit_log_action", "action", "at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     at: datetime = Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
     actor: str = Field(max_length=128)
     action: str = Field(max_length=64)
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    source: str = Field(default="system", max_length=16, sa_column_kwargs={"server_default": "system"})
+    target: str = Field(default="", max_length=128, sa_column_kwargs={"server_default": ""})
+    before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
+class Operator(SQLModel, table=True):
+    """A named operator: role (admin / operator / viewer) and the argon2 hash of their token, never the token.
+
+    `key_id` is the token's public prefix, so a presented token is checked against one hash, not all of them.
+    """
+
+    __tablename__ = "operators"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=64, unique=True)
+    role: str = Field(max_length=16)
+    key_id: str = Field(max_length=32, unique=True)
+    token_hash: str = Field(max_length=256)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    created_by: str = Field(default="", max_length=128)
+    revoked_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class OperatorSession(SQLModel, table=True):
+    """A console sign-in: looked up on every request by the SHA-256 of its random id; sign-out revokes it."""
+
+    __tablename__ = "operator_sessions"
+
+    id_hash: str = Field(primary_key=True, max_length=64)
+    operator_name: str = Field(max_length=64)
+    role: str = Field(max_length=16)
+    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    revoked_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
 class Vote(SQLModel, table=True):
@@ -436,6 +480,8 @@ __all__ = [
     "LatencySample",
     "Matchup",
     "Model",
+    "Operator",
+    "OperatorSession",
     "Output",
     "Prompt",
     "RatingSnapshot",

@@ -13,7 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from PIL import Image
 
 from arena.db.eval_tables import EvalResult, EvalRun, EvalScore
-from arena.paths import TEMPLATES_DIR
+from arena.paths import STATIC_DIR, TEMPLATES_DIR
 
 THUMB_SIDE = 384
 
@@ -65,7 +65,8 @@ def render_html(run: EvalRun, items: list[tuple[EvalResult, list[EvalScore]]], o
             for rel in row["case"].get("inputs", [])
             if (out_dir / rel).is_file()
         ]
-    html = render_template("eval_report.html", run=run, rows=rows, standalone=True)
+    report_js = (STATIC_DIR / "js" / "eval_report.js").read_text()  # inlined: the file stands alone
+    html = render_template("eval_report.html", run=run, rows=rows, standalone=True, report_js=report_js)
     path = out_dir / "report.html"
     path.write_text(html)
     return path

@@ -1,4 +1,7 @@
-"""Example matchups a model won and lost: the prompt, both images and the opponent; never voter data."""
+"""Example matchups a model won and lost: the prompt, both images and the opponent; never voter data.
+
+Only prompts the arena no longer serves (retired) give examples: an image captioned with its model on a
+public page must never be one a voter can still meet in a blind matchup."""
 
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ def example_matchups(
         votes.query()
         .add_columns(Vote.left_output_id, Vote.right_output_id)
         .where(or_(Vote.model_a == slug, Vote.model_b == slug), Vote.winner.in_(("model_a", "model_b")))  # type: ignore[attr-defined]
+        .where(Vote.prompt_id.in_(select(Prompt.id).where(Prompt.status != "active")))  # type: ignore[attr-defined]
         .order_by(None)
         .order_by(Vote.id.desc())  # type: ignore[union-attr]
         .limit(CANDIDATES)

@@ -9,16 +9,27 @@ same transaction as the vote.
 from __future__ import annotations
 
 import secrets
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import numpy as np
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.db.tables import Matchup, Output, Prompt, Vote, VoteVerdict
-from arena.matchmaking import choose_pair
+from arena.matchmaking import (
+    FIRST_MATCHUPS,
+    NO_REPEAT,
+    WINDOW,
+    Pair,
+    Recent,
+    apply_rules,
+    choose_pair,
+    pair_key,
+)
+from arena.observability import MATCHUPS, VOTES
 from arena.settings import Settings
 from arena.voting import pow as proof
 from arena.voting.filters import online_verdicts
@@ -66,6 +77,7 @@ class ArenaService:
         self.settings = settings
         self.taxonomy = taxonomy
         self.pool = pool or PoolCache(engine, plan_votes=settings.matchmaking_plan_votes)
+        self._serve_lock = threading.Lock()
 
     # -- matchups -------------------------------------------------------------------------------------------
     def _seen_outputs(self, session_id: str) -> set[int]:
@@ -75,20 +87,56 @@ class ArenaService:
             ).all()
         return {i for row in rows for i in row if i is not None}
 
+    def _recent(self, conn: Connection, modality: str, session_id: str) -> Recent:
+        """What the variety rules read (arena.matchmaking): pair counts among the modality's last WINDOW - 1
+        matchups, and this session's first and last pairs."""
+        window: dict[Pair, int] = {}
+        for pair in served_pairs(conn, modality, WINDOW - 1):
+            window[pair] = window.get(pair, 0) + 1
+        first = served_pairs(conn, modality, FIRST_MATCHUPS, session_id=session_id, newest_first=False)
+        if len(first) < FIRST_MATCHUPS:
+            return Recent(window, first, first[-NO_REPEAT:], len(first))
+        last = served_pairs(conn, modality, NO_REPEAT, session_id=session_id)[::-1]
+        return Recent(window, first, last, len(first))
+
     def _pick(
-        self, pool: ModalityPool, seen: set[int], rng: np.random.Generator
-    ) -> tuple[str, list[ServedOutput]]:
-        """A prompt by the uniform cell sampler, preferring outputs this voter has not voted on."""
-        fallback: tuple[str, list[ServedOutput]] | None = None
+        self, pool: ModalityPool, seen: set[int], recent: Recent, rng: np.random.Generator
+    ) -> tuple[str, dict[str, ServedOutput], tuple[str, str]]:
+        """A prompt by the uniform cell sampler and two of its models by the vote plan, preferring a prompt
+        with outputs this voter has not voted on and on which every variety rule can hold."""
+        n_models = len({o.model_slug for outs in pool.outputs.values() for o in outs})
+        n_pairs = n_models * (n_models - 1) // 2
+        best: tuple[tuple[bool, bool], str, dict[str, ServedOutput]] | None = None
         for _ in range(PROMPT_TRIES):
             _, prompt_id = sample_prompt(pool.cells, rng)
             outputs = pool.outputs[prompt_id]
             fresh = [o for o in outputs if o.output_id not in seen]
-            if len({o.model_slug for o in fresh}) >= 2:
-                return prompt_id, fresh
-            fallback = fallback or (prompt_id, outputs)
-        assert fallback is not None
-        return fallback
+            is_fresh = len({o.model_slug for o in fresh}) >= 2
+            by_model: dict[str, ServedOutput] = {}
+            for o in fresh if is_fresh else outputs:
+                by_model.setdefault(o.model_slug, o)
+            models = sorted(by_model)
+            pairs = [(x, y) for i, x in enumerate(models) for y in models[i + 1 :]]
+            _, dropped = apply_rules(pairs, n_pairs, recent, pool.shares, self.settings.max_model_share)
+            score = (not dropped, is_fresh)
+            if best is None or score > best[0]:
+                best = (score, prompt_id, by_model)
+            if score == (True, True):
+                break
+        assert best is not None
+        _, prompt_id, by_model = best
+        pair = choose_pair(
+            sorted(by_model),
+            pool.standings,
+            rng,
+            new_half_width=self.settings.new_model_half_width,
+            shares=pool.shares,
+            max_share=self.settings.max_model_share,
+            plan=pool.plan,
+            recent=recent,
+            n_pairs=n_pairs,
+        )
+        return prompt_id, by_model, pair
 
     def serve_matchup(
         self, voter: Voter, modality: str, rng: np.random.Generator, now: datetime
@@ -101,23 +149,15 @@ class ArenaService:
             raise VoteError(
                 503, "no matchups yet: models need at least two outputs for some prompt (arena generate)"
             )
-        prompt_id, outputs = self._pick(pool, self._seen_outputs(voter.session_id), rng)
-        by_model: dict[str, ServedOutput] = {}
-        for o in outputs:
-            by_model.setdefault(o.model_slug, o)
-        left_model, right_model = choose_pair(
-            sorted(by_model),
-            pool.standings,
-            rng,
-            new_half_width=self.settings.new_model_half_width,
-            shares=pool.shares,
-            max_share=self.settings.max_model_share,
-            plan=pool.plan,
-        )
-        left, right = by_model[left_model], by_model[right_model]
+        seen = self._seen_outputs(voter.session_id)
         matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()
         left_token, right_token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-        with self.engine.begin() as conn:
+        # One serve at a time per process, so the window read and the insert are not interleaved (several
+        # processes can still interleave: the window cap may then be exceeded by the number of processes).
+        with self._serve_lock, self.engine.begin() as conn:
+            recent = self._recent(conn, modality, voter.session_id)
+            prompt_id, by_model, (left_model, right_model) = self._pick(pool, seen, recent, rng)
+            left, right = by_model[left_model], by_model[right_model]
             conn.execute(
                 insert(Matchup).values(
                     id=matchup_id,
@@ -135,6 +175,7 @@ class ArenaService:
                     expires_at=now + timedelta(seconds=self.settings.matchup_ttl_seconds),
                 )
             )
+        MATCHUPS.labels(modality).inc()
         card = pool.prompts[prompt_id]
         tax = self.taxonomy
         hints = [
@@ -153,6 +194,15 @@ class ArenaService:
             for s in card.styles
             if tax.has("style", s)
         ]
+        if card.reference_image_id:
+            hints.append(
+                {
+                    "axis": "edit",
+                    "name": "Unchanged parts",
+                    "hint": "Compare each edit with the reference: what the instruction did not ask to change "
+                    "should look the same (faces, text, layout, background).",
+                }
+            )
         return {
             "id": matchup_id,
             "modality": modality,
@@ -168,7 +218,8 @@ class ArenaService:
         }
 
     def fetch_image(self, token: str, session_id: str | None, now: datetime) -> str | None:
-        """The media id behind a per-matchup image token, for the matchup's own session only; marks the fetch."""
+        """The media id behind a per-matchup image token, for the matchup's own session only, while the matchup
+        is open (not voted on, not expired); marks the fetch."""
         if not session_id or len(token) > 64:
             return None
         with self.engine.begin() as conn:
@@ -181,10 +232,13 @@ class ArenaService:
                     Matchup.right_output_id,
                     Matchup.left_fetched_at,
                     Matchup.right_fetched_at,
+                    Matchup.expires_at,
                 ).where((Matchup.left_token == token) | (Matchup.right_token == token))
             ).first()
-            if row is None or row.session_id != session_id:
+            if row is None or row.session_id != session_id or now > _aware(row.expires_at):
                 return None
+            if conn.execute(select(Vote.id).where(Vote.matchup_id == row.id)).first() is not None:
+                return None  # after the vote the images are no longer served: the URL names no model later
             is_left = row.left_token == token
             output_id = row.left_output_id if is_left else row.right_output_id
             column = "left_fetched_at" if is_left else "right_fetched_at"
@@ -244,7 +298,7 @@ class ArenaService:
             if voter.source == "human" and not proof.check(
                 m.challenge, nonce, self.settings.pow_difficulty_bits
             ):
-                raise VoteError(400, "missing or invalid proof of work")
+                raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
             outputs = {
                 row.id: row.model_slug
                 for row in conn.execute(
@@ -306,20 +360,68 @@ class ArenaService:
                     for v in verdicts
                 ],
             )
+        dropped = [v.filter for v in verdicts if not v.kept]
+        VOTES.labels("filtered" if dropped else "kept", dropped[0] if dropped else "").inc()
+        filtered = [v.reason for v in verdicts if not v.kept]
+        if filtered:
+            # Stored and filtered, but no reveal: a reveal for a vote that does not count would let a script
+            # label outputs by voting fast and reading the names.
+            return {
+                "matchup": m.id,
+                "choice": choice,
+                "counted": False,
+                "message": "Your vote was recorded but not counted: " + "; ".join(filtered) + ". "
+                "The models stay hidden for votes that are not counted.",
+            }
         models = self.pool.get(m.modality).models
         return {
             "matchup": m.id,
             "choice": choice,
+            "counted": True,
             "left": _reveal(models, left_model),
             "right": _reveal(models, right_model),
         }
 
 
-def _reveal(models: dict[str, Any], slug: str) -> dict[str, str]:
+def _reveal(models: dict[str, Any], slug: str) -> dict[str, Any]:
+    """What the reveal says of a model: names, organization, badges and its page."""
     model = models.get(slug)
     if model is None:
-        return {"slug": slug, "name": slug, "organization": ""}
-    return {"slug": slug, "name": model.display_name, "organization": model.organization}
+        return {"slug": slug, "name": slug, "organization": "", "badges": [], "url": f"/models/{slug}"}
+    badges = [
+        b
+        for b, on in (("modified", model.endpoint_kind == "modified"), ("legacy", model.cohort == "legacy"))
+        if on
+    ]
+    return {
+        "slug": slug,
+        "name": model.display_name,
+        "organization": model.organization,
+        "badges": badges,
+        "url": f"/models/{slug}",
+    }
+
+
+_MATCHUPS = Matchup.__table__  # type: ignore[attr-defined]
+_LEFT, _RIGHT = Output.__table__.alias("left_output"), Output.__table__.alias("right_output")  # type: ignore[attr-defined]
+_PAIRS = select(_LEFT.c.model_slug, _RIGHT.c.model_slug).select_from(
+    _MATCHUPS.join(_LEFT, _LEFT.c.id == _MATCHUPS.c.left_output_id).join(
+        _RIGHT, _RIGHT.c.id == _MATCHUPS.c.right_output_id
+    )
+)
+
+
+def served_pairs(
+    conn: Connection, modality: str, limit: int, *, session_id: str | None = None, newest_first: bool = True
+) -> list[Pair]:
+    """The model pairs (`pair_key`) of the modality's newest (or, for a session, also oldest) served matchups.
+    Core table aliases built once: building ORM aliases per call cost ~70 ms."""
+    query = _PAIRS.where(_MATCHUPS.c.modality == modality)
+    if session_id is not None:
+        query = query.where(_MATCHUPS.c.session_id == session_id)
+    served = _MATCHUPS.c.served_at
+    query = query.order_by(served.desc() if newest_first else served).limit(limit)
+    return [pair_key(a, b) for a, b in conn.execute(query).all()]
 
 
 def _aware(value: datetime) -> datetime:

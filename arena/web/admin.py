@@ -1,28 +1,29 @@
-"""The operator admin page and its actions: job status, queued runs with live progress, latency statistics.
+"""The console's jobs page and sign-in: job status, queued runs with live progress, generation backfill
+progress and failures by model (with a retry button), latency statistics.
 
 Actions only queue runs (`arena.jobruns.request_run`); the process holding the scheduler lease executes
-them, so a web worker never runs a job itself. The page signs in with the operator token (see
-`arena.web.operator_auth`); the JSON routes under /api/v1/admin also take the bearer token.
+them, so a web worker never runs a job itself. Sign-in and roles: `arena.web.operator_auth`.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
-from sqlalchemy import Engine, select
 
 from arena import jobruns
-from arena.db.tables import Model
+from arena.backfill_status import backfill_status
+from arena.job_queue import QueueError, queue_run, timing_slugs
 from arena.latency import latency_stats
-from arena.web.deps import OperatorDep, SettingsDep
+from arena.operators import Identity
+from arena.web.console import console_page, render
+from arena.web.deps import RowId, SettingsDep
 from arena.web.operator_auth import (
+    OperatorDep,
     OperatorReadDep,
     check_form_post,
-    csrf_token,
-    page_gate,
+    enabled,
     same_origin,
     sign_in,
     sign_out,
@@ -31,33 +32,15 @@ from arena.web.operator_auth import (
 router = APIRouter(tags=["admin"])
 
 
-def timing_slugs(engine: Engine) -> list[str]:
-    """Active text-to-image models: what a timing run may be asked to time."""
-    with engine.connect() as conn:
-        return list(
-            conn.execute(
-                select(Model.slug)
-                .where(Model.active == True, Model.modality == "text_to_image")  # noqa: E712
-                .order_by(Model.slug)
-            ).scalars()
-        )
-
-
-def _queue(request: Request, job: str, model: str | None, actor: str) -> int:
-    """Validate and queue one run; HTTPException 404 / 422 on an unknown job or model."""
-    if job not in jobruns.JOBS:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown job '{job}'")
-    engine = request.app.state.engine
-    params: dict[str, Any] = {}
-    if job == "timing_run" and model:
-        if model not in timing_slugs(engine):
-            raise HTTPException(422, f"'{model}' is not an active text-to-image model")
-        params["model"] = model
-    return jobruns.request_run(engine, job, request.app.state.clock(), actor=actor, params=params)
-
-
-def _when(moment: datetime | None) -> str:
-    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+def queue_from_request(
+    request: Request, job: str, actor: str, model: str | None = None, retry: bool = False
+) -> int:
+    """Queue a run; QueueError becomes its HTTP status (404 unknown job, 422 unknown model)."""
+    engine, now = request.app.state.engine, request.app.state.clock()
+    try:
+        return queue_run(engine, now, job, actor, model=model, retry=retry)
+    except QueueError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
 
 
 def _duration(seconds: float | None) -> str:
@@ -66,60 +49,48 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def _page(request: Request, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
-    return request.app.state.templates.TemplateResponse(
-        request,
-        "admin.html",
-        {"when": _when, "duration": _duration, **context},
-        status_code=status_code,
-        headers={"Cache-Control": "no-store"},
-    )
-
-
 @router.get("/admin", response_class=HTMLResponse, include_in_schema=False)
-def admin_page(request: Request, settings: SettingsDep) -> HTMLResponse:
-    """The admin page, or its sign-in form."""
-    gate, nonce = page_gate(request, settings)
-    if gate is not None or nonce is None:
-        return _page(request, gate or {}, status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200)
+def admin_page(request: Request) -> HTMLResponse:
+    """The jobs page of the console, or its sign-in form."""
     engine = request.app.state.engine
-    now = request.app.state.clock()
-    stats = latency_stats(engine, now)
-    return _page(
-        request,
-        {
-            "csrf": csrf_token(request, nonce),
+
+    def build(_who: Identity) -> dict[str, Any]:
+        now = request.app.state.clock()
+        stats = latency_stats(engine, now)
+        return {
+            "duration": _duration,
             "lease": jobruns.lease_status(engine, now),
             "jobs": jobruns.job_overview(engine),
             "runs": jobruns.recent_runs(engine, limit=20),
             "models": timing_slugs(engine),
             "latency": [stats[slug] for slug in sorted(stats)],
+            "backfill": backfill_status(engine),
             "queued": request.query_params.get("queued"),
-        },
-    )
+        }
+
+    return console_page(request, "admin.html", "jobs", build)
 
 
 @router.post("/admin/login", include_in_schema=False)
 def admin_login(request: Request, settings: SettingsDep, token: Annotated[str, Form()] = "") -> Any:
-    """Exchange the operator token for the sign-in cookie."""
-    if not settings.operator_token:
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN, "operator routes are disabled: set ARENA_OPERATOR_TOKEN"
-        )
+    """Exchange an operator token for a console session."""
+    if not enabled(request, settings):
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "operator routes are disabled")
     if not same_origin(request):
         raise HTTPException(status.HTTP_403_FORBIDDEN, "cross-site request refused")
     response = RedirectResponse("/admin", status_code=status.HTTP_303_SEE_OTHER)
-    if not sign_in(request, response, settings, token):
-        return _page(request, {"signin": True, "error": "That is not the operator token."}, 401)
+    if sign_in(request, response, settings, token) is None:
+        context = {"signin": True, "section": "jobs", "error": "That is not a valid operator token."}
+        return render(request, "admin.html", context, status_code=401)
     return response
 
 
 @router.post("/admin/logout", include_in_schema=False)
 def admin_logout(request: Request, settings: SettingsDep, csrf: Annotated[str, Form()] = "") -> Any:
-    """Remove the sign-in cookie."""
-    check_form_post(request, settings, csrf)
+    """End the session server-side (its cookie stops working at once) and remove the cookie."""
+    check_form_post(request, settings, csrf, role="viewer")
     response = RedirectResponse("/admin", status_code=status.HTTP_303_SEE_OTHER)
-    sign_out(response)
+    sign_out(request, settings, response)
     return response
 
 
@@ -130,16 +101,17 @@ def admin_run_job(
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
     model: Annotated[str, Form()] = "",
+    retry_failed: Annotated[str, Form()] = "",
 ) -> RedirectResponse:
-    """Queue a run of `job` (a timing run for one model or all) and go back to the page to watch it."""
+    """Queue a run of `job` (a timing run for one model or all; a backfill retry for one model) and go back."""
     actor = check_form_post(request, settings, csrf)
-    run_id = _queue(request, job, model or None, actor)
+    run_id = queue_from_request(request, job, actor, model or None, bool(retry_failed))
     return RedirectResponse(f"/admin?queued={run_id}#run-{run_id}", status_code=status.HTTP_303_SEE_OTHER)
 
 
 @router.get("/api/v1/admin/jobs")
 def jobs_json(request: Request, _operator: OperatorReadDep) -> dict[str, Any]:
-    """Each job's last run, duration, outcome and next run; the scheduler lease; the latest runs."""
+    """Each job's last run, duration, outcome and next run; the scheduler lease; the latest runs; backfill."""
     engine = request.app.state.engine
     lease = jobruns.lease_status(engine, request.app.state.clock())
     return {
@@ -148,6 +120,7 @@ def jobs_json(request: Request, _operator: OperatorReadDep) -> dict[str, Any]:
         else {"holder": lease.holder, "expires_at": lease.expires_at.isoformat(), "alive": lease.alive},
         "jobs": [j.to_dict() for j in jobruns.job_overview(engine)],
         "runs": [r.to_dict() for r in jobruns.recent_runs(engine, limit=20)],
+        "backfill": [b.to_dict() for b in backfill_status(engine)],
     }
 
 
@@ -157,9 +130,10 @@ def queue_job_json(
     job: str,
     actor: OperatorDep,
     model: Annotated[str | None, Body(embed=True)] = None,
+    retry_failed: Annotated[bool, Body(embed=True)] = False,
 ) -> JSONResponse:
-    """Queue a run of `job` (bearer token only); for `timing_run`, optionally one model's slug."""
-    run_id = _queue(request, job, model, actor)
+    """Queue a run of `job` (bearer token, operator role); `model` for a timing run or a backfill retry."""
+    run_id = queue_from_request(request, job, actor, model, retry_failed)
     return JSONResponse(
         {"id": run_id, "job": job, "outcome": "queued", "url": f"/api/v1/admin/runs/{run_id}"},
         status_code=status.HTTP_202_ACCEPTED,
@@ -167,7 +141,7 @@ def queue_job_json(
 
 
 @router.get("/api/v1/admin/runs/{run_id}")
-def run_json(request: Request, run_id: int, _operator: OperatorReadDep) -> dict[str, Any]:
+def run_json(request: Request, run_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One run: outcome, message and progress (done / total, each model's result)."""
     run = jobruns.get_run(request.app.state.engine, run_id)
     if run is None:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel
-from sqlmodel import select
 
 from arena.db.migrate import current_revision
-from arena.db.tables import AuditEntry
+from arena.matchmaking import WINDOW, window_cap
 from arena.pool import coverage
 from arena.voting.pool import SHARE_WINDOW
-from arena.web.deps import OperatorDep, SessionDep, TaxonomyDep
+from arena.voting.service import served_pairs
+from arena.web.deps import SessionDep, TaxonomyDep
+from arena.web.operator_auth import OperatorReadDep
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 
@@ -84,7 +86,7 @@ def prompt_coverage(
 
 @router.get("/admin/sampling")
 def sampling_audit(
-    request: Request, _actor: OperatorDep, taxonomy: TaxonomyDep, modality: str = "text_to_image"
+    request: Request, _actor: OperatorReadDep, taxonomy: TaxonomyDep, modality: str = "text_to_image"
 ) -> dict[str, Any]:
     """Per-model share of recent matchups (fairness audit), the cap, and what matchmaking knows of each model."""
     if not taxonomy.has("modality", modality):
@@ -96,6 +98,7 @@ def sampling_audit(
         "window": SHARE_WINDOW,
         "max_share": settings.max_model_share,
         "new_model_half_width": settings.new_model_half_width,
+        "pairs": _pair_audit(request, modality, pool.plan, len(pool.models)),
         "models": [
             {
                 "model": slug,
@@ -113,12 +116,29 @@ def sampling_audit(
     }
 
 
-@router.get("/admin/audit")
-def audit_log(
-    session: SessionDep, _actor: OperatorDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
-) -> list[dict[str, Any]]:
-    """The newest audit entries (operator only)."""
-    rows = session.exec(select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit)).all()  # type: ignore[union-attr]
-    return [
-        {"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "details": r.details} for r in rows
-    ]
+def _pair_audit(request: Request, modality: str, plan: dict, n_models: int) -> dict[str, Any]:
+    """Realised pair shares of the last WINDOW and SHARE_WINDOW matchups next to the planned shares, and the
+    window cap each pair is held to (arena.matchmaking's variety rules)."""
+    with request.app.state.engine.connect() as conn:
+        recent = served_pairs(conn, modality, SHARE_WINDOW)
+    n_pairs = n_models * (n_models - 1) // 2
+    last = Counter(recent[:WINDOW])
+    longer = Counter(recent)
+    pairs = sorted(set(plan) | set(longer))
+    return {
+        "window": WINDOW,
+        "window_cap": window_cap(n_pairs),
+        "uniform_share": round(1 / n_pairs, 4) if n_pairs else None,
+        "served_in_window": min(len(recent), WINDOW),
+        "served_in_long_window": len(recent),
+        "rows": [
+            {
+                "pair": list(pair),
+                "planned_share": round(plan.get(pair, 0.0), 4),
+                "realised_share": round(last[pair] / max(1, min(len(recent), WINDOW)), 4),
+                "realised_share_long": round(longer[pair] / max(1, len(recent)), 4),
+                "in_window": last[pair],
+            }
+            for pair in pairs
+        ],
+    }

@@ -30,11 +30,11 @@ def _page(request: Request, name: str, context: dict[str, Any], code: int = 200)
 
 
 def _gate(request: Request, settings: Any) -> tuple[HTMLResponse | None, str | None]:
-    gate, nonce = page_gate(request, settings)
-    if gate is not None or nonce is None:
+    gate, who = page_gate(request, settings)
+    if gate is not None or who is None:
         code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else status.HTTP_401_UNAUTHORIZED
         return _page(request, "admin.html", gate or {}, code), None
-    return None, nonce
+    return None, who.name
 
 
 def _run_or_404(request: Request, run_id: str) -> tuple[EvalRun, list]:
@@ -131,7 +131,7 @@ def input_file(request: Request, run_id: str, result_id: int, index: int, settin
 @router.get("/evals/{run_id}/items/{result_id}", response_class=HTMLResponse)
 def item_page(request: Request, run_id: str, result_id: int, settings: SettingsDep) -> HTMLResponse:
     """One item: prompt, inputs, output, every score, the human labels so far and the labelling form."""
-    blocked, nonce = _gate(request, settings)
+    blocked, _who = _gate(request, settings)
     if blocked:
         return blocked
     run, result, scores, case = _item(request, run_id, result_id)
@@ -150,7 +150,7 @@ def item_page(request: Request, run_id: str, result_id: int, settings: SettingsD
         "rubric": rubric,
         "labels": given,
         "anchor": anchor,
-        "csrf": csrf_token(request, nonce or ""),
+        "csrf": csrf_token(request, settings),
         "saved": request.query_params.get("saved"),
         "inputs": [
             f"/evals/{run_id}/items/{result_id}/input/{i}" for i in range(len(case.get("inputs", [])))

@@ -47,10 +47,10 @@ def _report(request: Request, run: int | None) -> dict[str, Any] | None:
 @router.get("/admin/judge", response_class=HTMLResponse, include_in_schema=False)
 def judge_page(request: Request, settings: SettingsDep, run: int | None = None) -> HTMLResponse:
     """The latest judge run's calibration report (or `?run=ID`), or the sign-in form."""
-    gate, nonce = page_gate(request, settings)
+    gate, who = page_gate(request, settings)
     context: dict[str, Any] = gate or {}
     code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200
-    if gate is None and nonce is not None:
+    if gate is None and who is not None:
         context = {"report": _report(request, run), "runs": _runs(request)}
     return request.app.state.templates.TemplateResponse(
         request, "admin_judge.html", context, status_code=code, headers={"Cache-Control": "no-store"}

@@ -177,6 +177,14 @@ def leaderboard(
     return leaderboard_out(view, include_modified)
 
 
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet will not run: text starting with = + - @ or a tab/CR gets a leading apostrophe
+    (the OWASP rule against CSV formula injection through model names and other free text)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 @router.get(
     "/leaderboard.csv",
     response_class=Response,
@@ -198,7 +206,7 @@ def leaderboard_csv(
     for row in data.rows:
         record = row.model_dump()
         record["above"] = "" if row.above is None else ";".join(row.above)  # slugs, ';'-separated
-        writer.writerow(record)
+        writer.writerow({key: csv_cell(value) for key, value in record.items()})
     name = f"leaderboard-{modality}-{board.replace('=', '-')}.csv"
     return Response(
         out.getvalue(),

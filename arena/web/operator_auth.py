@@ -1,36 +1,37 @@
-"""Operator sign-in for the HTML admin page: the operator token, typed once, becomes a signed cookie.
+"""Operator authentication for the console and the operator API: who is asking, with which role.
 
-The cookie is HttpOnly, SameSite=Strict, scoped to the app, expires after 12 hours, and names a hash of the
-current token (changing ARENA_OPERATOR_TOKEN signs everyone out). Forms that change state carry a CSRF
-token derived from the cookie, and are refused when the browser says the request came from another site
-(Sec-Fetch-Site, else Origin). Scripts keep using `Authorization: Bearer <token>` instead.
+Credentials: a named operator's token (`arena operators add`) or the bootstrap ARENA_OPERATOR_TOKEN (an admin
+named "bootstrap"), sent as `Authorization: Bearer ...` by scripts, or typed once into the sign-in form, which
+opens a server-side session (`arena.operators`) named by a signed, HttpOnly, SameSite=Strict cookie. Sessions
+expire after ARENA_OPERATOR_SESSION_HOURS; sign-out revokes the session row, so the cookie stops working at once.
+Forms that change state carry a CSRF token bound to the session and are refused when the browser says the
+request came from another site (Sec-Fetch-Site, else Origin; `Origin: null` is refused). Viewers read,
+operators act, admins also manage operators.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
-from typing import Annotated
+from datetime import timedelta
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import Depends, HTTPException, Request, status
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlmodel import Session
 from starlette.responses import Response
 
+from arena import operators
+from arena.operators import BOOTSTRAP, Identity
 from arena.settings import Settings
 from arena.voting.sessions import resolve_secret
-from arena.web.deps import bearer_ok, get_settings, token_matches
+from arena.web.deps import bootstrap_matches, check_locked_out, count_wrong_token, get_settings
 
 COOKIE = "arena_operator"
-MAX_AGE = 12 * 3600
 
 
-def _token_id(token: str) -> str:
-    return hashlib.sha256(("operator:" + token).encode()).hexdigest()[:16]
-
-
-def _secret(request: Request) -> str:
+def app_secret(request: Request) -> str:
     """The app's secret (ARENA_SECRET_KEY or the generated one), read once per app."""
     state = request.app.state
     secret = getattr(state, "operator_secret", None)
@@ -40,114 +41,194 @@ def _secret(request: Request) -> str:
 
 
 def _serializer(request: Request) -> URLSafeTimedSerializer:
-    """The cookie signer."""
-    return URLSafeTimedSerializer(_secret(request), salt="arena-operator")
+    return URLSafeTimedSerializer(app_secret(request), salt="arena-operator")
 
 
-def cookie_nonce(request: Request, settings: Settings) -> str | None:
-    """The signed-in operator's cookie nonce, or None (no cookie, bad signature, expired, old token)."""
+def _bootstrap_id(settings: Settings) -> str:
+    return hashlib.sha256(("operator:" + settings.operator_token).encode()).hexdigest()[:16]
+
+
+def enabled(request: Request, settings: Settings) -> bool:
+    """Operator routes work once there is a bootstrap token or at least one named operator."""
+    if settings.operator_token:
+        return True
+    with Session(request.app.state.engine) as session:
+        return operators.any_active(session)
+
+
+def _disabled() -> HTTPException:
+    return HTTPException(
+        status.HTTP_403_FORBIDDEN,
+        "operator routes are disabled: set ARENA_OPERATOR_TOKEN or add an operator (`arena operators add`)",
+    )
+
+
+def authenticate(request: Request, settings: Settings, presented: str) -> Identity | None:
+    """The identity holding `presented` (bootstrap or named token); wrong tokens count towards the lock-out."""
+    check_locked_out(request)
+    if bootstrap_matches(settings, presented):
+        return Identity(BOOTSTRAP, "admin")
+    with Session(request.app.state.engine) as session:
+        who = operators.verify_token(session, presented)
+    if who is None:
+        count_wrong_token(request)
+    return who
+
+
+def bearer_identity(request: Request, settings: Settings) -> Identity | None:
+    """The identity of `Authorization: Bearer <token>`, or None when the header is absent or wrong."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        return None
+    return authenticate(request, settings, token)
+
+
+def _cookie(request: Request, settings: Settings) -> tuple[str, Identity] | None:
+    """(session id, identity) of a live console session, or None."""
     raw = request.cookies.get(COOKIE)
-    if not raw or not settings.operator_token:
+    if not raw:
         return None
     try:
-        data = _serializer(request).loads(raw, max_age=MAX_AGE)
+        data = _serializer(request).loads(raw, max_age=int(settings.operator_session_hours * 3600) + 60)
     except BadSignature:
         return None
-    if not isinstance(data, dict) or data.get("t") != _token_id(settings.operator_token):
+    if not isinstance(data, dict) or not isinstance(data.get("s"), str):
         return None
-    nonce = data.get("n")
-    return nonce if isinstance(nonce, str) else None
+    if data.get("b") is not None and (
+        not settings.operator_token or data["b"] != _bootstrap_id(settings)
+    ):  # the bootstrap token changed or was removed: its sessions end
+        return None
+    with Session(request.app.state.engine) as session:
+        who = operators.session_identity(session, data["s"], now=request.app.state.clock())
+    return None if who is None else (data["s"], who)
 
 
-def csrf_token(request: Request, nonce: str) -> str:
-    """The CSRF token the admin forms carry, bound to the cookie's nonce."""
-    key = ("arena-admin-csrf:" + _secret(request)).encode()
-    return hmac.new(key, nonce.encode(), hashlib.sha256).hexdigest()
+def cookie_identity(request: Request, settings: Settings) -> Identity | None:
+    """The identity of the console session cookie, or None."""
+    found = _cookie(request, settings)
+    return None if found is None else found[1]
+
+
+def csrf_token(request: Request, settings: Settings) -> str:
+    """The CSRF token the console's forms carry, bound to the current session ('' without one)."""
+    found = _cookie(request, settings)
+    if found is None:
+        return ""
+    key = ("arena-admin-csrf:" + app_secret(request)).encode()
+    return hmac.new(key, found[0].encode(), hashlib.sha256).hexdigest()
 
 
 def same_origin(request: Request) -> bool:
-    """Whether the browser says this request comes from our own pages (Sec-Fetch-Site, else Origin)."""
+    """Whether the browser says this request comes from our own pages (Sec-Fetch-Site, else Origin).
+
+    `Origin: null` (sandboxed frames, some redirects, file: pages) is refused."""
     site = request.headers.get("sec-fetch-site")
     if site is not None:
         return site == "same-origin"
     origin = request.headers.get("origin")
-    if origin and origin != "null":
-        return urlsplit(origin).netloc == request.headers.get("host", "")
+    if origin is not None:
+        return origin != "null" and urlsplit(origin).netloc == request.headers.get("host", "")
     return True  # an old browser sending neither: the CSRF token and SameSite=Strict still hold
 
 
-def sign_in(request: Request, response: Response, settings: Settings, token: str) -> bool:
-    """Set the operator cookie when `token` is the operator token; False (and no cookie) otherwise."""
-    if not settings.operator_token or not token_matches(request, settings, token):
-        return False
-    value = _serializer(request).dumps({"t": _token_id(settings.operator_token), "n": secrets.token_hex(16)})
+def sign_in(request: Request, response: Response, settings: Settings, token: str) -> Identity | None:
+    """Open a session and set its cookie when `token` is valid; None (and no cookie) otherwise."""
+    who = authenticate(request, settings, token)
+    if who is None:
+        return None
+    hours = settings.operator_session_hours
+    with Session(request.app.state.engine) as session:
+        raw = operators.open_session(session, who, now=request.app.state.clock(), ttl=timedelta(hours=hours))
+    payload: dict[str, Any] = {"s": raw}
+    if who.name == BOOTSTRAP:
+        payload["b"] = _bootstrap_id(settings)
     response.set_cookie(
         COOKIE,
-        value,
-        max_age=MAX_AGE,
+        _serializer(request).dumps(payload),
+        max_age=int(hours * 3600),
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",
         path="/",
     )
-    return True
+    return who
 
 
-def sign_out(response: Response) -> None:
-    """Remove the operator cookie."""
+def sign_out(request: Request, settings: Settings, response: Response) -> None:
+    """Revoke the session server-side and remove the cookie."""
+    found = _cookie(request, settings)
+    if found is not None:
+        with Session(request.app.state.engine) as session:
+            operators.close_session(session, found[0], now=request.app.state.clock())
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
 
 
-def _disabled(settings: Settings) -> None:
-    if not settings.operator_token:
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN, "operator routes are disabled: set ARENA_OPERATOR_TOKEN"
-        )
-
-
-def operator_read(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> str:
-    """Reads by an operator: the bearer token or the sign-in cookie."""
-    _disabled(settings)
-    if bearer_ok(request, settings) or cookie_nonce(request, settings) is not None:
-        return "operator"
-    raise HTTPException(
-        status.HTTP_401_UNAUTHORIZED, "operator token required", headers={"WWW-Authenticate": "Bearer"}
+def _forbidden(who: Identity, role: str) -> HTTPException:
+    return HTTPException(
+        status.HTTP_403_FORBIDDEN, f"'{who.name}' is a {who.role}: this needs the {role} role"
     )
 
 
-def check_form_post(request: Request, settings: Settings, csrf: str) -> str:
-    """A state-changing admin form: a valid cookie, a matching CSRF token and a same-origin request."""
-    _disabled(settings)
-    nonce = cookie_nonce(request, settings)
-    if nonce is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "sign in with the operator token first")
+def operator_read(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> Identity:
+    """Reads (any role): the bearer token or the console session cookie."""
+    if not enabled(request, settings):
+        raise _disabled()
+    who = bearer_identity(request, settings) or cookie_identity(request, settings)
+    if who is None:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "operator token required", headers={"WWW-Authenticate": "Bearer"}
+        )
+    return who
+
+
+def _bearer_with(request: Request, settings: Settings, role: str) -> str:
+    if not enabled(request, settings):
+        raise _disabled()
+    who = bearer_identity(request, settings)
+    if who is None:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "operator token required", headers={"WWW-Authenticate": "Bearer"}
+        )
+    if not who.can(role):
+        raise _forbidden(who, role)
+    return who.name
+
+
+def require_operator(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> str:
+    """JSON routes that change state: a bearer token with at least the operator role; returns the actor."""
+    return _bearer_with(request, settings, "operator")
+
+
+def require_admin(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> str:
+    """JSON routes that manage operators: a bearer token with the admin role; returns the actor."""
+    return _bearer_with(request, settings, "admin")
+
+
+def check_form_post(request: Request, settings: Settings, csrf: str, role: str = "operator") -> str:
+    """A state-changing console form: a live session with `role`, same-origin, matching CSRF; the actor."""
+    if not enabled(request, settings):
+        raise _disabled()
+    found = _cookie(request, settings)
+    if found is None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "sign in to the operator console first")
     if not same_origin(request):
         raise HTTPException(status.HTTP_403_FORBIDDEN, "cross-site request refused")
-    if not hmac.compare_digest(csrf, csrf_token(request, nonce)):
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "bad or missing CSRF token: reload the admin page")
-    return "operator"
+    if not hmac.compare_digest(csrf.encode(), csrf_token(request, settings).encode()):
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "bad or missing CSRF token: reload the page")
+    if not found[1].can(role):
+        raise _forbidden(found[1], role)
+    return found[1].name
 
 
-OperatorReadDep = Annotated[str, Depends(operator_read)]
-
-__all__ = [
-    "COOKIE",
-    "OperatorReadDep",
-    "bearer_ok",
-    "check_form_post",
-    "cookie_nonce",
-    "csrf_token",
-    "operator_read",
-    "same_origin",
-    "sign_in",
-    "sign_out",
-]
-
-
-def page_gate(request: Request, settings: Settings) -> tuple[dict[str, bool] | None, str | None]:
-    """For an operator page: (context of the page that replaces it, None) when it is disabled (no token
-    configured) or the visitor must sign in; (None, cookie nonce) for a signed-in operator."""
-    if not settings.operator_token:
+def page_gate(request: Request, settings: Settings) -> tuple[dict[str, Any] | None, Identity | None]:
+    """For a console page: (context of the page that replaces it, None) when operator routes are disabled or
+    the visitor must sign in; (None, identity) for a signed-in operator."""
+    if not enabled(request, settings):
         return {"disabled": True}, None
-    nonce = cookie_nonce(request, settings)
-    return ({"signin": True}, None) if nonce is None else (None, nonce)
+    who = cookie_identity(request, settings)
+    return ({"signin": True}, None) if who is None else (None, who)
+
+
+OperatorReadDep = Annotated[Identity, Depends(operator_read)]
+OperatorDep = Annotated[str, Depends(require_operator)]
+AdminDep = Annotated[str, Depends(require_admin)]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from typing import Any
 
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlmodel import func, select
+
+from arena.db.tables import Model, Output, Prompt
 from arena.pool import coverage
 from arena.web.deps import SessionDep, TaxonomyDep
 
@@ -25,5 +29,32 @@ def arena_page(request: Request, session: SessionDep, taxonomy: TaxonomyDep) -> 
             "taxonomy": taxonomy,
             "totals": totals,
             "cells": [c for c in cells if c.modality == "text_to_image"],
+            "preparing": demo_preparing(request, session),
         },
     )
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> RedirectResponse:
+    """Clients that ask for /favicon.ico without reading the page's icon link get the SVG icon."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
+
+
+def demo_preparing(request: Request, session: SessionDep) -> dict[str, Any] | None:
+    """While `arena demo --serve` prepares the demo behind the server: its stage and images made so far."""
+    progress = getattr(request.app.state, "demo_progress", None)
+    if progress is None or progress.ready:
+        return None
+    made = session.exec(select(func.count()).select_from(Output).where(Output.status == "ok")).one()
+    total = 0
+    for modality in ("text_to_image", "image_editing"):
+        prompts = session.exec(
+            select(func.count())
+            .select_from(Prompt)
+            .where(Prompt.modality == modality, Prompt.status == "active")
+        ).one()
+        models = session.exec(
+            select(func.count()).select_from(Model).where(Model.modality == modality, Model.active == True)  # noqa: E712
+        ).one()
+        total += prompts * models
+    return {"stage": progress.stage, "made": made, "total": total}

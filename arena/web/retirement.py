@@ -12,15 +12,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from arena.operators import Identity
 from arena.retirement import ReportError, apply_report, get_report, list_reports, reject_report, report_header
-from arena.web.deps import OperatorDep, SettingsDep
-from arena.web.operator_auth import OperatorReadDep, check_form_post, csrf_token, page_gate
+from arena.web.console import console_page
+from arena.web.deps import RowId, SettingsDep
+from arena.web.operator_auth import OperatorDep, OperatorReadDep, check_form_post
 
 router = APIRouter(tags=["retirement"])
 
 
 def _actor(base: str, name: str | None) -> str:
-    """Who approved: the operator, with the name they gave when there is one."""
+    """Who approved: the operator, with the note they gave when there is one."""
     name = (name or "").strip()[:80]
     return f"{base} ({name})" if name else base
 
@@ -39,7 +41,7 @@ def reports_json(request: Request, _operator: OperatorReadDep) -> list[dict[str,
 
 
 @router.get("/api/v1/retirement/reports/{report_id}")
-def report_json(request: Request, report_id: int, _operator: OperatorReadDep) -> dict[str, Any]:
+def report_json(request: Request, report_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One report in full: flagged prompts with their statistics and reasons, coverage after retirement."""
     try:
         row = get_report(request.app.state.engine, report_id)
@@ -51,7 +53,7 @@ def report_json(request: Request, report_id: int, _operator: OperatorReadDep) ->
 @router.post("/api/v1/retirement/reports/{report_id}/apply")
 def apply_json(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who approves (audit log).")] = None,
 ) -> dict[str, Any]:
@@ -72,7 +74,7 @@ def apply_json(
 @router.post("/api/v1/retirement/reports/{report_id}/reject")
 def reject_json(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who rejects (audit log).")] = None,
     reason: Annotated[str, Body(embed=True, description="Why (audit log).")] = "",
@@ -91,45 +93,32 @@ def reject_json(
     return {"id": report_id, "status": "rejected"}
 
 
-def _page(request: Request, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
-    return request.app.state.templates.TemplateResponse(
-        request,
-        "admin_retirement.html",
-        context,
-        status_code=status_code,
-        headers={"Cache-Control": "no-store"},
-    )
-
-
 @router.get("/admin/retirement", response_class=HTMLResponse, include_in_schema=False)
-def retirement_page(request: Request, settings: SettingsDep) -> HTMLResponse:
-    """The latest retirement report with approve / reject buttons, or the sign-in form."""
-    gate, nonce = page_gate(request, settings)
-    if gate is not None or nonce is None:
-        return _page(request, gate or {}, status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200)
+def retirement_page(request: Request) -> HTMLResponse:
+    """The latest retirement report with approve / reject buttons (operators), or the sign-in form."""
     engine = request.app.state.engine
-    reports = list_reports(engine, limit=12)
-    wanted = request.query_params.get("id")
-    chosen = int(wanted) if wanted and wanted.isdigit() else (reports[0]["id"] if reports else None)
-    try:
-        row = get_report(engine, chosen) if chosen is not None else None
-    except ReportError:
-        row = None
-    return _page(
-        request,
-        {
-            "csrf": csrf_token(request, nonce),
+
+    def build(_who: Identity) -> dict[str, Any]:
+        reports = list_reports(engine, limit=12)
+        wanted = request.query_params.get("id")
+        chosen = int(wanted) if wanted and wanted.isdigit() else (reports[0]["id"] if reports else None)
+        try:
+            row = get_report(engine, chosen) if chosen is not None else None
+        except ReportError:
+            row = None
+        return {
             "reports": reports,
             "header": report_header(row) if row else None,
             "report": row.report if row else None,
-        },
-    )
+        }
+
+    return console_page(request, "admin_retirement.html", "retirement", build)
 
 
 @router.post("/admin/retirement/{report_id}/{decision}", include_in_schema=False)
 def retirement_decide(
     request: Request,
-    report_id: int,
+    report_id: RowId,
     decision: str,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
@@ -137,9 +126,9 @@ def retirement_decide(
     reason: Annotated[str, Form()] = "",
 ) -> RedirectResponse:
     """Apply or reject a draft from the page, then show the page again with the outcome."""
+    actor = _actor(check_form_post(request, settings, csrf), name)
     if decision not in ("apply", "reject"):
         raise HTTPException(status.HTTP_404_NOT_FOUND, "unknown decision")
-    actor = _actor(check_form_post(request, settings, csrf), name)
     engine, now = request.app.state.engine, request.app.state.clock()
     try:
         if decision == "apply":

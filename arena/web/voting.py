@@ -12,6 +12,7 @@ from sqlmodel import Session
 
 from arena.db.tables import ReferenceImage
 from arena.media import SERVED_MEDIA_TYPE, normalize_image
+from arena.served import serve_variant
 from arena.voting.service import VoteError, Voter
 from arena.web.media import NO_STORE
 
@@ -109,13 +110,15 @@ def vote(body: VoteRequest, request: Request, response: Response) -> dict:
 
 @router.get("/img/{token}", include_in_schema=False)
 def matchup_image(token: str, request: Request) -> Response:
-    """One side of a matchup, for the session it was served to; anything else is a 404."""
+    """One side of an open matchup, for the session it was served to, as a fresh per-serve variant of fixed
+    size; anything else (another session, after the vote, after expiry) is a 404."""
     state = request.app.state
     media_id = state.arena.fetch_image(token, state.sessions.read(request), state.clock())
     path = state.media.served_path(media_id) if media_id else None
     if path is None:
         raise HTTPException(404, "no such image")
-    return Response(path.read_bytes(), media_type=SERVED_MEDIA_TYPE, headers=NO_STORE)
+    data = serve_variant(path.read_bytes(), state.settings.served_image_bytes)
+    return Response(data, media_type=SERVED_MEDIA_TYPE, headers=NO_STORE)
 
 
 @router.get("/api/v1/matchups/{matchup_id}/reference", include_in_schema=False)

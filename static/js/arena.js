@@ -1,16 +1,29 @@
-// The arena page: load a blind matchup, show both images together, take a vote by button or key, reveal the
-// models, and load the next matchup without reloading the page. No external requests.
+// The arena page: load a blind matchup, show the prompt, both images and the buttons on one screen, enable the
+// vote only after both images have been shown for the minimum time, take a vote by button or explicit key
+// (1-4; never arrows or Space, which scroll), reveal the models, and load the next matchup without a reload.
+// A lightbox shows any image full size; edit matchups compare each output with its reference. No external
+// requests, no inline script (the page's CSP allows scripts from 'self' only).
 "use strict";
 (function () {
   const root = document.getElementById("arena");
   if (!root) return;
   const $ = (id) => document.getElementById(id);
-  const state = { modality: root.dataset.modality, matchup: null, nonce: null, voted: false, busy: false, count: 0 };
+  const state = {
+    modality: root.dataset.modality, matchup: null, nonce: null, voted: false, busy: false,
+    ready: false, count: 0, timer: null, shown: "left",
+  };
+  const LEDE = {
+    text_to_image: "Two images made from the same prompt by two anonymous models. Pick the better one; the names are revealed after you vote.",
+    image_editing: "Two anonymous models each edited the reference image by the same instruction. Pick the better edit; the names are revealed after you vote.",
+  };
+  const CHOICE_WORDS = { left: "A is better", right: "B is better", tie: "tie: both good", both_bad: "both bad" };
 
   function setStatus(text) { $("status").textContent = text; }
 
   function setChoicesEnabled(enabled) {
+    state.ready = enabled;
     for (const b of root.querySelectorAll("button[data-choice]")) b.disabled = !enabled;
+    root.classList.toggle("ready", enabled);
   }
 
   function loadImage(img, url) {
@@ -19,7 +32,7 @@
       probe.onload = () => resolve(url);
       probe.onerror = () => reject(new Error("image failed to load"));
       probe.src = url;
-    }).then(() => { img.src = url; });
+    }).then(() => { img.src = url; return img.decode ? img.decode().catch(() => undefined) : undefined; });
   }
 
   async function post(url, body) {
@@ -30,8 +43,58 @@
     });
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
-    if (!response.ok) throw new Error((data && data.detail) || ("request failed (" + response.status + ")"));
+    if (!response.ok) {
+      const err = new Error((data && data.detail) || ("request failed (" + response.status + ")"));
+      err.status = response.status;
+      throw err;
+    }
     return data;
+  }
+
+  function showPrompt(m) {
+    const editing = m.modality === "image_editing";
+    $("lede").textContent = LEDE[m.modality] || LEDE.text_to_image;
+    $("prompt-label").textContent = editing ? "Edit instruction" : "Prompt";
+    const prompt = $("prompt");
+    prompt.textContent = m.prompt;
+    prompt.classList.add("clamped");
+    $("more").setAttribute("aria-expanded", "false");
+    $("more").textContent = "more";
+    $("more").hidden = prompt.scrollHeight <= prompt.clientHeight + 2;
+    const hints = $("hints");
+    hints.replaceChildren();
+    for (const h of m.hints) {
+      const li = document.createElement("li");
+      const b = document.createElement("b");
+      b.textContent = h.name + ": ";
+      li.append(b, h.hint);
+      hints.append(li);
+    }
+    root.classList.toggle("editing", editing);
+    $("side-reference").hidden = !m.reference;
+    for (const c of root.querySelectorAll("button.compare")) {
+      c.hidden = !m.reference;
+      c.setAttribute("aria-pressed", "false");
+      c.textContent = "Show before";
+    }
+    $("lightbox").querySelector("[data-show=reference]").hidden = !m.reference;
+  }
+
+  function startWait(seconds) {
+    // The quiet cue: a thin bar over the buttons fills while the minimum viewing time runs.
+    const bar = $("wait-bar");
+    bar.style.transition = "none";
+    bar.style.width = "0%";
+    void bar.offsetWidth;
+    bar.style.transition = "width " + seconds + "s linear";
+    bar.style.width = "100%";
+    clearTimeout(state.timer);
+    const m = state.matchup;
+    state.timer = setTimeout(() => {
+      if (state.matchup !== m || state.voted) return;
+      setChoicesEnabled(true);
+      setStatus("Which image is better? Use the buttons or the keys 1-4 shown on them.");
+    }, seconds * 1000);
   }
 
   async function next() {
@@ -39,48 +102,65 @@
     state.busy = true;
     state.voted = false;
     state.nonce = null;
+    clearTimeout(state.timer);
     setChoicesEnabled(false);
+    $("skip").disabled = true;
     $("next").hidden = true;
-    root.classList.remove("revealed", "chose-left", "chose-right", "chose-tie", "chose-both_bad");
-    for (const side of ["left", "right"]) $("reveal-" + side).textContent = "";
+    root.classList.remove("revealed", "not-counted", "chose-left", "chose-right", "chose-tie", "chose-both_bad");
+    for (const side of ["left", "right"]) $("reveal-" + side).replaceChildren();
     $("pair").classList.add("loading");
     setStatus("Loading a new matchup…");
     try {
       const m = await post("/api/v1/matchups", { modality: state.modality });
       state.matchup = m;
-      $("prompt").textContent = m.prompt;
-      const hints = $("hints");
-      hints.replaceChildren();
-      for (const h of m.hints) {
-        const li = document.createElement("li");
-        const b = document.createElement("b");
-        b.textContent = h.name + ": ";
-        li.append(b, h.hint);
-        hints.append(li);
-      }
-      $("reference").hidden = !m.reference;
+      showPrompt(m);
+      window.scrollTo({ top: 0, behavior: "instant" });
       const loads = [loadImage($("img-left"), m.images.left), loadImage($("img-right"), m.images.right)];
-      if (m.reference) loads.push(loadImage($("reference-img"), m.reference));
+      if (m.reference) loads.push(loadImage($("img-reference"), m.reference));
       solveProofOfWork(m.challenge, m.difficulty).then((nonce) => {
         if (state.matchup === m) state.nonce = nonce;
       });
       await Promise.all(loads);
       $("pair").classList.remove("loading");
-      setChoicesEnabled(true);
-      setStatus("Which image is better? Use the buttons or the keys shown on them.");
-      root.querySelector("button[data-choice=left]").focus({ preventScroll: true });
+      $("skip").disabled = false;
+      setStatus("Look at both images; voting opens in a moment.");
+      startWait(Math.max(0, Number(m.min_seconds) || 0));
     } catch (err) {
       setStatus(err.message);
       $("next").hidden = false;
+      // No matchup yet (a demo still generating): try again by itself in a few seconds.
+      if (err.status === 503) setTimeout(() => { if (!state.matchup) next(); }, 5000);
     } finally {
       state.busy = false;
     }
   }
 
+  function revealSide(side, r, chosen) {
+    const box = $("reveal-" + side);
+    const link = document.createElement("a");
+    link.href = r.url;
+    link.textContent = r.name;
+    box.append(link);
+    if (r.organization) box.append(" · " + r.organization);
+    for (const badge of r.badges || []) {
+      const b = document.createElement("span");
+      b.className = "badge";
+      b.textContent = badge;
+      box.append(" ", b);
+    }
+    if (chosen) {
+      const you = document.createElement("span");
+      you.className = "you";
+      you.textContent = "your pick";
+      box.append(" ", you);
+    }
+  }
+
   async function vote(choice) {
-    if (state.busy || state.voted || !state.matchup) return;
+    if (state.busy || state.voted || !state.ready || !state.matchup) return;
     state.busy = true;
     setChoicesEnabled(false);
+    $("skip").disabled = true;
     setStatus("Recording your vote…");
     try {
       while (state.nonce === null) await new Promise((r) => setTimeout(r, 20));
@@ -88,16 +168,22 @@
         matchup_id: state.matchup.id, choice: choice, nonce: state.nonce, website: $("website").value,
       });
       state.voted = true;
-      state.count += 1;
-      for (const side of ["left", "right"]) {
-        const r = reveal[side];
-        $("reveal-" + side).textContent = r.name + (r.organization ? " · " + r.organization : "");
+      if (reveal.counted === false) {
+        root.classList.add("not-counted");
+        setStatus(reveal.message);
+      } else {
+        state.count += 1;
+        $("votes-count").textContent = String(state.count);
+        revealSide("left", reveal.left, choice === "left");
+        revealSide("right", reveal.right, choice === "right");
+        root.classList.add("revealed", "chose-" + choice);
+        const named = { left: "A (" + reveal.left.name + ")", right: "B (" + reveal.right.name + ")" };
+        const words = choice === "left" || choice === "right"
+          ? "You chose " + named[choice] + " as better."
+          : "You chose " + CHOICE_WORDS[choice] + ": A was " + reveal.left.name + ", B was " + reveal.right.name + ".";
+        setStatus("Vote counted. " + words + " Press N or Next for another matchup.");
       }
-      root.classList.add("revealed", "chose-" + choice);
-      $("votes-count").textContent = String(state.count);
-      setStatus("Vote recorded. The models are revealed under the images.");
       $("next").hidden = false;
-      $("next").focus({ preventScroll: true });
     } catch (err) {
       setStatus(err.message);
       $("next").hidden = false;
@@ -106,27 +192,105 @@
     }
   }
 
+  function skip() {
+    if (state.busy || state.voted || !state.matchup) return;
+    next();
+  }
+
+  // Full-size view: <dialog> traps focus and closes on Escape; the arrow keys (or buttons) flip images.
+  const lightbox = $("lightbox");
+  function showInLightbox(side) {
+    const src = $("img-" + side).src;
+    if (!src) return;
+    state.shown = side;
+    $("lightbox-img").src = src;
+    $("lightbox-img").alt = side === "reference" ? "The reference image, full size" : "Image " + (side === "left" ? "A" : "B") + ", full size";
+    $("lightbox-title").textContent = side === "reference" ? "Reference image" : "Image " + (side === "left" ? "A" : "B");
+    for (const b of lightbox.querySelectorAll("[data-show]")) b.setAttribute("aria-pressed", String(b.dataset.show === side));
+  }
+  function openLightbox(side) {
+    showInLightbox(side);
+    if (!lightbox.open) lightbox.showModal();
+  }
+  function flip(step) {
+    const sides = ["reference", "left", "right"].filter((s) => s !== "reference" || (state.matchup && state.matchup.reference));
+    const i = sides.indexOf(state.shown);
+    showInLightbox(sides[(i + step + sides.length) % sides.length]);
+  }
+  for (const z of root.querySelectorAll("button.zoom")) z.addEventListener("click", () => openLightbox(z.dataset.side));
+  for (const b of lightbox.querySelectorAll("[data-show]")) b.addEventListener("click", () => showInLightbox(b.dataset.show));
+  $("lightbox-close").addEventListener("click", () => lightbox.close());
+  lightbox.addEventListener("click", (event) => { if (event.target === lightbox) lightbox.close(); });
+  lightbox.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      flip(event.key === "ArrowLeft" ? -1 : 1);
+    }
+  });
+
+  // Before/after: each output's button swaps its image with the reference while pressed.
+  for (const c of root.querySelectorAll("button.compare")) {
+    c.addEventListener("click", () => {
+      const img = $("img-" + c.dataset.side);
+      const before = c.getAttribute("aria-pressed") !== "true";
+      c.setAttribute("aria-pressed", String(before));
+      c.textContent = before ? "Show after" : "Show before";
+      img.src = before ? state.matchup.reference : state.matchup.images[c.dataset.side];
+      root.querySelector("#side-" + c.dataset.side).classList.toggle("before", before);
+    });
+  }
+
+  $("more").addEventListener("click", () => {
+    const open = $("prompt").classList.toggle("clamped") === false;
+    $("more").setAttribute("aria-expanded", String(open));
+    $("more").textContent = open ? "less" : "more";
+  });
   for (const b of root.querySelectorAll("button[data-choice]")) {
     b.addEventListener("click", () => vote(b.dataset.choice));
   }
+  $("skip").addEventListener("click", skip);
   $("next").addEventListener("click", () => next());
-  for (const tab of root.querySelectorAll("[role=tab]")) {
-    tab.addEventListener("click", () => {
-      if (state.busy) return;
-      for (const t of root.querySelectorAll("[role=tab]")) t.setAttribute("aria-selected", String(t === tab));
-      state.modality = tab.dataset.modality;
-      next();
+
+  // Modality tabs: arrow keys move between tabs (roving tabindex), Enter / Space / click selects.
+  const tabs = Array.from(root.querySelectorAll("[role=tab]"));
+  function selectTab(tab) {
+    if (state.busy || tab.getAttribute("aria-selected") === "true") return;
+    for (const t of tabs) {
+      t.setAttribute("aria-selected", String(t === tab));
+      t.tabIndex = t === tab ? 0 : -1;
+    }
+    state.modality = tab.dataset.modality;
+    next();
+  }
+  for (const tab of tabs) {
+    tab.addEventListener("click", () => selectTab(tab));
+    tab.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+      event.preventDefault();
+      const i = tabs.indexOf(tab) + (event.key === "ArrowRight" ? 1 : -1);
+      tabs[(i + tabs.length) % tabs.length].focus();
     });
   }
-  const keys = {
-    ArrowLeft: "left", "1": "left", ArrowRight: "right", "2": "right",
-    ArrowUp: "tie", "3": "tie", ArrowDown: "both_bad", "4": "both_bad",
-  };
+
+  // Explicit keys only: 1 / 2 / 3 / 4 vote, S skips, N loads the next matchup. Never while typing in a form
+  // control, on the tab list, or with the full-size view open; arrows, Space and PageDown keep scrolling.
+  const keys = { "1": "left", "2": "right", "3": "tie", "4": "both_bad" };
+  function ignored(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || lightbox.open) return true;
+    const t = event.target;
+    if (!(t instanceof Element)) return false;
+    return t.matches("input, textarea, select, [contenteditable], [contenteditable] *") || t.closest("[role=tablist]") !== null;
+  }
   document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target instanceof HTMLInputElement) return;
-    if (keys[event.key] && !state.voted) { event.preventDefault(); vote(keys[event.key]); return; }
-    if ((event.key === "n" || event.key === "N" || (event.key === "Enter" && state.voted)) && !state.busy) {
+    if (ignored(event)) return;
+    const key = event.key.toLowerCase();
+    if (keys[key] && !state.voted) {
+      event.preventDefault();
+      vote(keys[key]);
+    } else if (key === "s" && !state.voted) {
+      event.preventDefault();
+      skip();
+    } else if (key === "n" && !$("next").hidden && !state.busy) {
       event.preventDefault();
       next();
     }

@@ -1,4 +1,8 @@
-"""Voting in a real browser: ten matchups by mouse and keyboard, reveal after each vote, phone layout."""
+"""Voting in a real browser: ten matchups by mouse and keyboard, reveal after each vote, phone layout. The app
+runs on a frozen clock, so each test moves it past the minimum time before voting (else the vote is stored
+but not counted, and nothing is revealed)."""
+
+from datetime import timedelta
 
 import pytest
 from sqlmodel import Session, func, select
@@ -8,8 +12,10 @@ from arena.db.tables import Vote
 pytestmark = pytest.mark.e2e
 
 
-def _ready(page):
+def _ready(page, frozen=None):
     page.wait_for_selector("button[data-choice=left]:not([disabled])", timeout=20_000)
+    if frozen is not None:  # the matchup was served before the buttons were enabled
+        frozen.advance(timedelta(seconds=5))
     assert (
         page.locator("#reveal-left").inner_text() == "" and page.locator("#reveal-right").inner_text() == ""
     )
@@ -18,7 +24,7 @@ def _ready(page):
 
 def _revealed(page):
     page.wait_for_selector("#arena.revealed", timeout=20_000)
-    left, right = page.locator("#reveal-left").inner_text(), page.locator("#reveal-right").inner_text()
+    left, right = page.locator("#reveal-left a").inner_text(), page.locator("#reveal-right a").inner_text()
     assert left.startswith("Model ") and right.startswith("Model ") and left != right
     return left, right
 
@@ -32,18 +38,18 @@ def _side(vote: Vote) -> str:
     return vote.a_side if vote.winner == "model_a" else other
 
 
-def test_ten_votes_with_mouse_and_keyboard_each_reveal_the_models(page, live_world, world, tmp_path):
+def test_ten_votes_with_mouse_and_keyboard_each_reveal_the_models(page, live_world, world, frozen, tmp_path):
     page.goto(live_world + "/")
     for i, choice in enumerate(["left", "right", "tie", "both_bad", "left"]):
-        _ready(page)
+        _ready(page, frozen)
         page.click(f"button[data-choice={choice}]")
         _revealed(page)
         if i == 0:
             page.screenshot(path=str(tmp_path / "arena.png"), full_page=True)
             assert (tmp_path / "arena.png").stat().st_size > 20_000
         page.click("#next")
-    for key in ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "2"]:
-        _ready(page)
+    for key in ["1", "2", "3", "4", "2"]:
+        _ready(page, frozen)
         page.keyboard.press(key)
         _revealed(page)
         page.keyboard.press("n")
@@ -61,23 +67,36 @@ def test_ten_votes_with_mouse_and_keyboard_each_reveal_the_models(page, live_wor
     assert page.external_requests == []
 
 
-def test_editing_tab_shows_the_reference_image_and_the_instruction(page, live_world, world):
+def test_editing_tab_shows_the_reference_image_and_the_instruction(page, live_world, world, frozen):
     page.goto(live_world + "/")
     _ready(page)
     page.click("[role=tab][data-modality=image_editing]")
-    page.wait_for_selector("#reference:not([hidden])", timeout=20_000)
-    _ready(page)
-    assert page.locator("#reference-img").evaluate("img => img.naturalWidth") == 1024
-    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("#side-reference:not([hidden])", timeout=20_000)
+    _ready(page, frozen)
+    assert page.locator("#img-reference").evaluate("img => img.naturalWidth") == 1024
+    assert page.locator("#prompt-label").text_content() == "Edit instruction"
+    assert "edited the reference image" in page.locator("#lede").inner_text()
+    assert "Unchanged parts" in page.locator("#hints").inner_text()
+    ref = page.locator("#side-reference").bounding_box()
+    out = page.locator("#side-left").bounding_box()
+    assert abs(ref["width"] - out["width"]) < 2  # the reference is as large as the outputs
+    before = page.locator("#img-left").get_attribute("src")
+    page.click("button.compare[data-side=left]")
+    assert page.locator("#img-left").get_attribute("src") == page.locator("#img-reference").get_attribute(
+        "src"
+    )
+    page.click("button.compare[data-side=left]")
+    assert page.locator("#img-left").get_attribute("src") == before
+    page.keyboard.press("1")
     _revealed(page)
 
 
-def test_on_a_phone_the_images_stack_and_the_buttons_fit(browser, live_world, world):
+def test_on_a_phone_the_images_stack_and_the_buttons_fit(browser, live_world, world, frozen):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
     try:
         page.goto(live_world + "/")
-        _ready(page)
+        _ready(page, frozen)
         left = page.locator("#side-left").bounding_box()
         right = page.locator("#side-right").bounding_box()
         assert right["y"] >= left["y"] + left["height"] - 1  # stacked, not side by side

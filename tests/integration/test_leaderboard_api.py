@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from arena.app import create_app
-from arena.db.tables import RatingSnapshot
+from arena.db.tables import Prompt, RatingSnapshot
 from arena.latency import latency_stats
 from arena.web.lb_api import CSV_COLUMNS
 from tests.conftest import BACKENDS, serve
@@ -147,6 +147,10 @@ def test_a_model_api_gives_every_board_opponents_cells_timing_and_examples(api, 
     )
     image = api.get(data["examples"][0]["image_url"])
     assert image.status_code == 200 and image.headers["content-type"] == "image/jpeg"
+    # Captioned images come only from prompts the arena no longer serves in blind matchups.
+    with lb.engine.connect() as conn:
+        status = dict(conn.execute(select(Prompt.id, Prompt.status)).all())
+    assert {status[e["prompt_id"]] for e in data["examples"]} == {"retired"}
 
 
 def test_the_api_is_documented_in_the_openapi_schema(api):

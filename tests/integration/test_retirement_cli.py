@@ -1,5 +1,6 @@
 """`arena prompts corpus | refresh | retire` end to end on both databases, with the lexical freshness check."""
 
+import getpass
 import json
 
 import pytest
@@ -144,5 +145,6 @@ def test_corpus_refresh_and_retire_from_the_command_line(run, month, initialized
         assert s.get(Prompt, "ret-new-sign").batch == "2027-01"
         assert s.exec(select(CorpusPrompt).where(CorpusPrompt.source == "curated")).all()
         audit = [(a.action, a.actor) for a in s.exec(select(AuditEntry).order_by(AuditEntry.id))]
-    assert ("prompts.retire", "alice") in audit and ("corpus.import", "cli") in audit
-    assert audit.count(("prompts.refresh", "carol")) == 1 and ("prompts.refresh", "cli") in audit
+    os_user = getpass.getuser()  # without --actor, the CLI records the OS user
+    assert ("prompts.retire", "alice") in audit and ("corpus.import", os_user) in audit
+    assert audit.count(("prompts.refresh", "carol")) == 1 and ("prompts.refresh", os_user) in audit

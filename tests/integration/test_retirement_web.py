@@ -40,10 +40,10 @@ def test_operators_approve_over_the_api_and_retired_prompts_leave_the_live_pool_
         assert done.status_code == 200 and sorted(done.json()["retired"]) == sorted(month.coin_flips)
         assert set(app.state.pool.get("text_to_image").prompts) == served - set(month.coin_flips)
         again = client.post(f"/api/v1/retirement/reports/{report_id}/apply", headers=BEARER)
-        assert again.status_code == 409 and "already applied by operator (alice)" in again.json()["detail"]
+        assert again.status_code == 409 and "already applied by bootstrap (alice)" in again.json()["detail"]
     with Session(initialized) as s:
         row = s.get(RetirementReport, report_id)
-        assert row.status == "applied" and row.approved_by == "operator (alice)"
+        assert row.status == "applied" and row.approved_by == "bootstrap (alice)"
 
 
 def test_the_admin_page_lists_the_report_and_its_buttons_reject_with_the_csrf_token(month, initialized):
@@ -74,11 +74,11 @@ def test_the_admin_page_lists_the_report_and_its_buttons_reject_with_the_csrf_to
             decided.status_code == 303 and decided.headers["location"] == f"/admin/retirement?id={report_id}"
         )
         page = client.get(decided.headers["location"])
-        assert "Rejected by operator (bob)" in page.text and "Approve and retire" not in page.text
+        assert "Rejected by bootstrap (bob)" in page.text and "Approve and retire" not in page.text
         late = client.post(f"/admin/retirement/{report_id}/apply", data={"csrf": csrf})
         assert late.status_code == 409
     with Session(initialized) as s:
         row = s.get(RetirementReport, report_id)
-        assert row.status == "rejected" and row.approved_by == "operator (bob)"
+        assert row.status == "rejected" and row.approved_by == "bootstrap (bob)"
         audit = s.exec(select(AuditEntry).where(AuditEntry.action == "retirement.reject")).one()
-        assert audit.actor == "operator (bob)" and audit.details["reason"] == "too many thin cells"
+        assert audit.actor == "bootstrap (bob)" and audit.details["reason"] == "too many thin cells"

@@ -38,7 +38,7 @@ def test_the_admin_page_asks_for_the_token_and_sets_a_strict_httponly_cookie(sit
     wrong = client.post("/admin/login", data={"token": "guess"})
     assert (
         wrong.status_code == 401
-        and "not the operator token" in wrong.text
+        and "not a valid operator token" in wrong.text
         and "set-cookie" not in wrong.headers
     )
     right = client.post("/admin/login", data={"token": TOKEN})

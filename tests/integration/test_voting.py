@@ -9,7 +9,7 @@ import httpx
 import pytest
 from sqlmodel import Session, func, select
 
-from arena.db.tables import Model, Output, Vote, VoteVerdict
+from arena.db.tables import Model, Output, Prompt, Vote, VoteVerdict
 from arena.voting import pow as proof
 
 
@@ -40,14 +40,17 @@ def _vote(client, m, choice="left", **extra):
     return client.post("/api/v1/votes", json=body)
 
 
-def test_a_vote_is_stored_once_with_reveal_and_verdicts(voter, world):
+def test_a_vote_is_stored_once_with_reveal_and_verdicts(voter, world, frozen):
     m = _matchup(voter)
     assert set(m["images"]) == {"left", "right"} and m["hints"]
     _fetch(voter, m)
+    frozen.advance(timedelta(seconds=3))
     response = _vote(voter, m, "right")
     assert response.status_code == 200
     reveal = response.json()
+    assert reveal["counted"] is True
     assert reveal["left"]["name"].startswith("Model ") and reveal["right"]["organization"].startswith("Org ")
+    assert reveal["right"]["url"] == "/models/" + reveal["right"]["slug"] and reveal["left"]["badges"] == []
     with Session(world) as s:
         vote = s.exec(select(Vote)).one()
         verdicts = {v.filter: v for v in s.exec(select(VoteVerdict).where(VoteVerdict.vote_id == vote.id))}
@@ -56,8 +59,25 @@ def test_a_vote_is_stored_once_with_reveal_and_verdicts(voter, world):
     assert vote.a_side == ("right" if vote.model_a == right_slug else "left")
     assert vote.source == "human" and vote.methodology and vote.images_fetched
     assert set(verdicts) == {"min_time", "honeypot", "image_fetch"}
-    assert verdicts["image_fetch"].kept and verdicts["honeypot"].kept
-    assert not verdicts["min_time"].kept  # a test client votes within milliseconds
+    assert all(v.kept for v in verdicts.values())
+
+
+def test_a_vote_the_online_filters_reject_is_stored_but_reveals_nothing(voter, world):
+    with Session(world) as s:
+        models = s.exec(select(Model)).all()
+    names = [w for m in models for w in (m.slug, m.display_name, m.organization)]
+    m = _matchup(voter)
+    _fetch(voter, m)
+    response = _vote(voter, m, "left")  # the frozen clock has not moved: 0 s after serving
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer["counted"] is False and "left" not in answer and "right" not in answer
+    assert "recorded but not counted" in answer["message"] and "< 2s" in answer["message"]
+    assert not any(name in response.text for name in names)
+    with Session(world) as s:
+        vote = s.exec(select(Vote)).one()
+        verdict = s.exec(select(VoteVerdict).where(VoteVerdict.filter == "min_time")).one()
+    assert vote.matchup_id == m["id"] and not verdict.kept
 
 
 def test_nothing_before_the_vote_names_a_model(voter, world):
@@ -104,7 +124,7 @@ def test_second_vote_other_session_unknown_expired_and_malformed_are_refused(
     no_pow = voter.post(
         "/api/v1/votes", json={"matchup_id": other_m["id"], "choice": "left", "nonce": "nope"}
     )
-    assert no_pow.status_code == 400 and "proof of work" in no_pow.json()["detail"]
+    assert no_pow.status_code == 403 and "proof of work" in no_pow.json()["detail"]
     frozen.advance(timedelta(hours=1))
     expired = _vote(voter, other_m)
     assert expired.status_code == 410
@@ -162,7 +182,14 @@ def test_operators_see_each_models_share_of_matchups(voter, world):
 
 def test_served_media_answers_without_caching_hints_and_refuses_unknown_ids_and_path_tricks(voter, world):
     with Session(world) as s:
-        media_id = s.exec(select(Output.media_id).where(Output.status == "ok")).first()
+        output = s.exec(select(Output).where(Output.status == "ok")).first()
+        media_id, prompt_id = output.media_id, output.prompt_id
+    assert voter.get(f"/media/{media_id}").status_code == 404  # a live output: never public by id
+    with Session(world) as s:
+        prompt = s.get(Prompt, prompt_id)
+        prompt.status = "retired"
+        s.add(prompt)
+        s.commit()
     ok = voter.get(f"/media/{media_id}")
     assert ok.status_code == 200 and ok.headers["content-type"] == "image/jpeg"
     assert ok.headers["cache-control"] == "no-store"

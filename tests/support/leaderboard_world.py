@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
-from sqlalchemy import Engine, create_engine, insert, text
+from sqlalchemy import Engine, create_engine, insert, select, text, update
 from sqlmodel import Session
 
 from arena.db import make_engine
-from arena.db.tables import LatencySample
+from arena.db.tables import LatencySample, Prompt, Vote
 from arena.generation import Backfill, plan_jobs
 from arena.initialize import initialize
 from arena.media import MediaStore
@@ -188,7 +188,19 @@ def build_world(database_url: str, root: Path, *, interval: str = "bootstrap") -
     _votes(settings, engine, "image_editing", 60, 3, start + timedelta(days=1))
     _latency(engine)
     take_snapshot(engine, settings, seed=5, now=NOW)
+    _retire_voted_prompts(engine)
     return LeaderboardWorld(settings=settings, engine=engine)
+
+
+def _retire_voted_prompts(engine: Engine) -> None:
+    """Retire every other voted prompt: model pages show examples only from prompts no longer served."""
+    with engine.begin() as conn:
+        voted = sorted(r[0] for r in conn.execute(select(Vote.prompt_id).distinct()).all())
+        conn.execute(
+            update(Prompt)
+            .where(Prompt.id.in_(voted[::2]))  # type: ignore[attr-defined]
+            .values(status="retired", retired_reason="test: examples", retired_at=NOW)
+        )
 
 
 _WORLDS: dict[str, LeaderboardWorld] = {}

@@ -1,0 +1,160 @@
+"""Operator work on single prompts: search the pool, one prompt's outputs and vote figures, retire / restore.
+
+Shared by the console (`arena.web.console_prompts`) and the CLI (`arena prompts search|show|retire-prompt|restore`),
+so both apply the same rules and write the same audit rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, String, cast, func, or_
+from sqlmodel import Session, select
+
+from arena import audit
+from arena.db.tables import Model, Output, Prompt, Vote, utcnow
+from arena.retirement import _boards
+from arena.settings import Settings
+from arena.snapshots import kept_votes_query
+from arena.voting.pool import PoolCache
+from prompts_taxonomy.retirement import judge_discrimination, tally_favorites
+
+STATUSES = ("active", "retired")
+
+
+class PromptActionError(ValueError):
+    """A refused prompt change (unknown prompt, already in that status, no reason); nothing was changed."""
+
+
+def search_prompts(
+    session: Session,
+    *,
+    text: str = "",
+    modality: str = "",
+    use_case: str = "",
+    capability: str = "",
+    style: str = "",
+    status: str = "",
+    batch: str = "",
+    limit: int = 50,
+    offset: int = 0,
+) -> tuple[list[Prompt], int]:
+    """Prompts matching every given filter (text: case-insensitive substring of the text or the id), and the
+    total count, ordered by id."""
+    query = select(Prompt)
+    if text:
+        like = f"%{text.lower()}%"
+        query = query.where(or_(func.lower(Prompt.text).like(like), Prompt.id.like(like)))  # type: ignore[attr-defined]
+    for column, value in (
+        (Prompt.modality, modality),
+        (Prompt.use_case, use_case),
+        (Prompt.capability, capability),
+        (Prompt.status, status),
+        (Prompt.batch, batch),
+    ):
+        if value:
+            query = query.where(column == value)
+    if style:
+        query = query.where(cast(Prompt.styles, String).like(f'%"{style}"%'))
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    rows = session.exec(query.order_by(Prompt.id).limit(limit).offset(offset)).all()
+    return list(rows), int(total)
+
+
+def prompt_detail(engine: Engine, settings: Settings, prompt_id: str) -> dict[str, Any] | None:
+    """One prompt with its outputs (per active-or-not model), raw and kept vote counts, each model's kept
+    wins / losses / ties on it, and the discrimination figures the retirement rule would use."""
+    with Session(engine) as session:
+        prompt = session.get(Prompt, prompt_id)
+        if prompt is None:
+            return None
+        outputs = session.exec(
+            select(Output, Model.display_name)
+            .join(Model, Model.slug == Output.model_slug)
+            .where(Output.prompt_id == prompt_id)
+            .order_by(Output.model_slug)
+        ).all()
+        raw_votes = session.exec(select(func.count()).where(Vote.prompt_id == prompt_id)).one()
+        kept = kept_votes_query(prompt.modality, include_simulated=settings.demo_mode).subquery()
+        grouped = session.exec(
+            select(kept.c.model_a, kept.c.model_b, kept.c.winner, func.count())
+            .where(kept.c.prompt_id == prompt_id)
+            .group_by(kept.c.model_a, kept.c.model_b, kept.c.winner)
+        ).all()
+        board = _boards(session, [prompt.modality])[prompt.modality]
+    per_model: dict[str, dict[str, int]] = {}
+    for a, b, winner, n in grouped:
+        for slug, won, lost in ((a, "model_a", "model_b"), (b, "model_b", "model_a")):
+            row = per_model.setdefault(slug, {"votes": 0, "wins": 0, "losses": 0, "ties": 0})
+            row["votes"] += n
+            row["wins" if winner == won else "losses" if winner == lost else "ties"] += n
+    votes = [(a, b, w, int(n)) for a, b, w, n in grouped]
+    discrimination = None
+    if board is not None:
+        positions = {m: i for i, m in enumerate(board["order"])}
+        verdict = judge_discrimination(
+            tally_favorites(votes, positions),
+            alpha=settings.retirement_alpha,
+            min_decisive=settings.retirement_min_decisive_votes,
+        )
+        discrimination = asdict(verdict)
+    return {
+        "prompt": prompt,
+        "outputs": [{"output": o, "display_name": name} for o, name in outputs],
+        "raw_votes": int(raw_votes),
+        "kept_votes": sum(v[3] for v in votes),
+        "per_model": dict(sorted(per_model.items())),
+        "discrimination": discrimination,
+        "board": board,
+    }
+
+
+def set_status(
+    engine: Engine,
+    prompt_id: str,
+    *,
+    retire: bool,
+    reason: str,
+    actor: str,
+    now: datetime | None = None,
+    pool: PoolCache | None = None,
+) -> Prompt:
+    """Retire (or restore) one prompt with a reason; audited with the status before and after. Outputs and votes
+    stay. The matchmaker's cache is dropped so the change applies to the next matchup."""
+    reason = reason.strip()[:500]
+    if not reason:
+        raise PromptActionError("a reason is required")
+    now = now or utcnow()
+    with Session(engine) as session:
+        prompt = session.get(Prompt, prompt_id)
+        if prompt is None:
+            raise PromptActionError(f"no prompt '{prompt_id}'")
+        wanted = "retired" if retire else "active"
+        if prompt.status == wanted:
+            raise PromptActionError(f"prompt '{prompt_id}' is already {wanted}")
+        before = {"status": prompt.status, "retired_reason": prompt.retired_reason}
+        prompt.status = wanted
+        prompt.retired_reason = reason if retire else None
+        prompt.retired_at = now if retire else None
+        session.add(prompt)
+        audit.record(
+            session,
+            actor=actor,
+            action="prompts.retire_one" if retire else "prompts.restore",
+            target=prompt_id,
+            before=before,
+            after={"status": wanted, "retired_reason": prompt.retired_reason},
+            reason=reason,
+        )
+        session.commit()
+        session.refresh(prompt)
+    if pool is not None:
+        pool.invalidate()
+    return prompt
+
+
+def batches(session: Session) -> list[str]:
+    """Every batch label in the pool, newest first."""
+    return sorted({b for b in session.exec(select(Prompt.batch).distinct()).all()}, reverse=True)

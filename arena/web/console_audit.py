@@ -1,0 +1,131 @@
+"""The audit log in the console: filters (operator, action, source, target, dates), JSON and JSON-lines export.
+
+Every route here only reads; the log itself is append-only (database triggers refuse UPDATE and DELETE).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi.responses import HTMLResponse, StreamingResponse
+from sqlmodel import Session
+
+from arena import audit
+from arena.operators import Identity
+from arena.web.console import console_page
+from arena.web.operator_auth import OperatorReadDep
+
+router = APIRouter(tags=["audit"])
+FILTERS = ("actor", "action", "source", "target", "since", "until")
+
+
+def _day(value: str | None, name: str) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_ENTITY, f"{name} must be a date YYYY-MM-DD"
+        ) from None
+
+
+def _select(params: dict[str, str | None]) -> Any:
+    until = _day(params.get("until"), "until")
+    return audit.query(
+        actor=params.get("actor") or None,
+        action=params.get("action") or None,
+        source=params.get("source") or None,
+        target=params.get("target") or None,
+        since=_day(params.get("since"), "since"),
+        until=until + timedelta(days=1) if until else None,  # the whole 'until' day is included
+    )
+
+
+def _rows(request: Request, params: dict[str, str | None], limit: int | None) -> list[dict[str, Any]]:
+    stmt = _select(params)
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    with Session(request.app.state.engine) as session:
+        return [audit.as_dict(r) for r in session.exec(stmt).scalars()]
+
+
+Actor = Annotated[str | None, Query(description="Exactly this operator.")]
+Action = Annotated[str | None, Query(description="Actions starting with this, e.g. `prompts.`.")]
+Source = Annotated[str | None, Query(description="cli, web or system.")]
+Target = Annotated[str | None, Query(description="Exactly this target (a prompt id, model slug, ...).")]
+Since = Annotated[str | None, Query(description="From this day (YYYY-MM-DD, UTC).")]
+Until = Annotated[str | None, Query(description="Up to and including this day (YYYY-MM-DD, UTC).")]
+
+
+@router.get("/api/v1/admin/audit")
+def audit_json(
+    request: Request,
+    _who: OperatorReadDep,
+    actor: Actor = None,
+    action: Action = None,
+    source: Source = None,
+    target: Target = None,
+    since: Since = None,
+    until: Until = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[dict[str, Any]]:
+    """The newest audit entries matching the filters: who, what, when, from where, before and after."""
+    params = {
+        "actor": actor,
+        "action": action,
+        "source": source,
+        "target": target,
+        "since": since,
+        "until": until,
+    }
+    return _rows(request, params, limit)
+
+
+@router.get("/api/v1/admin/audit/export")
+def audit_export(
+    request: Request,
+    _who: OperatorReadDep,
+    actor: Actor = None,
+    action: Action = None,
+    source: Source = None,
+    target: Target = None,
+    since: Since = None,
+    until: Until = None,
+) -> StreamingResponse:
+    """Every matching audit entry as JSON lines (newest first), for archiving or analysis."""
+    params = {
+        "actor": actor,
+        "action": action,
+        "source": source,
+        "target": target,
+        "since": since,
+        "until": until,
+    }
+    rows = _rows(request, params, None)
+
+    def lines() -> Iterator[str]:
+        for row in rows:
+            yield json.dumps(row, default=str) + "\n"
+
+    return StreamingResponse(
+        lines(),
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": 'attachment; filename="audit.jsonl"', "Cache-Control": "no-store"},
+    )
+
+
+@router.get("/admin/audit", response_class=HTMLResponse, include_in_schema=False)
+def audit_page(request: Request) -> HTMLResponse:
+    """The audit log with its filters and an export link."""
+    params = {k: (request.query_params.get(k) or "")[:128] for k in FILTERS}
+
+    def build(_who: Identity) -> dict[str, Any]:
+        query = "&".join(f"{k}={v}" for k, v in params.items() if v)
+        return {"filters": params, "entries": _rows(request, params, 300), "export_query": query}
+
+    return console_page(request, "admin_audit.html", "audit", build)

@@ -1,0 +1,123 @@
+"""The console's models section: status and figures per model, activate / deactivate, endpoint kind and cohort,
+and the models-file reload with a diff preview (the same sync as `arena init`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Body, Form, HTTPException, Request, status
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from arena import model_admin
+from arena.operators import Identity
+from arena.registry import RegistryError
+from arena.web.console import console_page
+from arena.web.deps import SettingsDep
+from arena.web.operator_auth import OperatorDep, OperatorReadDep, check_form_post
+
+router = APIRouter(tags=["models (operators)"])
+VALUES = {"true": True, "false": False}
+
+
+def _set(request: Request, slug: str, field: str, raw: Any, actor: str) -> None:
+    value = VALUES.get(raw, raw) if field == "active" and isinstance(raw, str) else raw
+    try:
+        model_admin.set_model(
+            request.app.state.engine, slug, field, value, actor=actor, pool=request.app.state.pool
+        )
+    except model_admin.ModelActionError as exc:
+        code = 404 if str(exc).startswith("no model") else 409 if "already" in str(exc) else 422
+        raise HTTPException(code, str(exc)) from None
+
+
+def _preview(request: Request) -> dict[str, Any]:
+    try:
+        return model_admin.reload_preview(request.app.state.engine, request.app.state.settings.models_file)
+    except RegistryError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(exc)) from None
+
+
+@router.get("/admin/models", response_class=HTMLResponse, include_in_schema=False)
+def models_page(request: Request) -> HTMLResponse:
+    """Every model with its figures and controls; `?preview=1` shows what a reload of the file would change."""
+    engine = request.app.state.engine
+
+    def build(_who: Identity) -> dict[str, Any]:
+        context: dict[str, Any] = {"models": model_admin.model_overview(engine, request.app.state.pool)}
+        if request.query_params.get("preview"):
+            try:
+                context["preview"] = model_admin.reload_preview(
+                    engine, request.app.state.settings.models_file
+                )
+            except RegistryError as exc:
+                context["preview_error"] = str(exc)
+        return context
+
+    return console_page(request, "admin_models.html", "models", build)
+
+
+@router.post("/admin/models/reload", include_in_schema=False)
+def reload_form(
+    request: Request, settings: SettingsDep, csrf: Annotated[str, Form()] = ""
+) -> RedirectResponse:
+    """Apply the models file (after its preview)."""
+    actor = check_form_post(request, settings, csrf)
+    _preview(request)  # an invalid file is refused before anything changes
+    result = model_admin.reload_apply(request.app.state.engine, settings.models_file, actor=actor,
+                                      pool=request.app.state.pool)  # fmt: skip
+    done = quote("Models file reloaded: " + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
+    return RedirectResponse(f"/admin/models?done={done}", status_code=status.HTTP_303_SEE_OTHER)
+
+
+@router.post("/admin/models/{slug}/set", include_in_schema=False)
+def set_form(
+    request: Request,
+    slug: str,
+    settings: SettingsDep,
+    csrf: Annotated[str, Form()] = "",
+    field: Annotated[str, Form()] = "",
+    value: Annotated[str, Form()] = "",
+) -> RedirectResponse:
+    """Change one model's active flag, endpoint kind or cohort."""
+    actor = check_form_post(request, settings, csrf)
+    _set(request, slug, field, value, actor)
+    done = quote(f"{slug}: {field} set to {value}.")
+    return RedirectResponse(f"/admin/models?done={done}", status_code=status.HTTP_303_SEE_OTHER)
+
+
+@router.get("/api/v1/admin/models")
+def models_json(request: Request, _who: OperatorReadDep) -> list[dict[str, Any]]:
+    """Every model: status, cohort, endpoint kind, outputs ok / failed, votes, timing samples, shares."""
+    return model_admin.model_overview(request.app.state.engine, request.app.state.pool)
+
+
+@router.get("/api/v1/admin/models/reload")
+def reload_preview_json(request: Request, _who: OperatorReadDep) -> dict[str, Any]:
+    """What reloading the models file would change (nothing is written)."""
+    return _preview(request)
+
+
+@router.post("/api/v1/admin/models/reload")
+def reload_json(request: Request, actor: OperatorDep) -> dict[str, Any]:
+    """Reload the models file; the counts and the diff applied."""
+    _preview(request)
+    return model_admin.reload_apply(
+        request.app.state.engine,
+        request.app.state.settings.models_file,
+        actor=actor,
+        pool=request.app.state.pool,
+    )
+
+
+@router.post("/api/v1/admin/models/{slug}")
+def set_json(
+    request: Request,
+    slug: str,
+    actor: OperatorDep,
+    field: Annotated[str, Body(embed=True, description="active, endpoint_kind or cohort")],
+    value: Annotated[bool | str, Body(embed=True)],
+) -> dict[str, Any]:
+    """Change one model's active flag, endpoint kind or cohort."""
+    _set(request, slug, field, value, actor)
+    return {"slug": slug, field: value}

@@ -1,0 +1,75 @@
+"""Per-request observability: a request id (kept from a well-formed `X-Request-ID` or made fresh, echoed in
+the response), request count and latency by route template (never the raw path, so ids cannot explode the
+series), one JSON access-log line per request, and the `/metrics` page."""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import time
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from arena.observability import LATENCY, REQUESTS, request_id
+from arena.web.guards import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("arena.access")
+router = APIRouter(tags=["health"])
+_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+
+
+def _route(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    if path:
+        return str(path)
+    return "/static" if scope.get("path", "").startswith("/static/") else "unmatched"
+
+
+class ObserveMiddleware:
+    """Outermost middleware: sets the request id for every log line of the request, then counts and logs it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
+        rid = given if _ID.match(given) else secrets.token_hex(8)
+        token = request_id.set(rid)
+        status = 500
+        started = time.perf_counter()
+
+        async def tagged(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tagged)
+        finally:
+            elapsed = time.perf_counter() - started
+            route, method = _route(scope), scope.get("method", "")
+            REQUESTS.labels(route, method, str(status)).inc()
+            LATENCY.labels(route, method).observe(elapsed)
+            log.info(
+                "%s %s %d",
+                method,
+                route,
+                status,
+                extra={"method": method, "route": route, "status": status, "ms": round(elapsed * 1000, 1)},
+            )
+            request_id.reset(token)
+
+
+@router.get("/metrics", include_in_schema=False)
+def metrics() -> Response:
+    """Prometheus text exposition of this process's series."""
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,28 @@
+"""The arena page's extras over real HTTP: the favicon (no 404 on every page), and the progress notice while
+`arena demo --serve` prepares the demo behind the server."""
+
+import httpx
+
+from arena.app import create_app
+from arena.cli.demo import DemoProgress
+from tests.conftest import serve
+
+
+def test_the_favicon_is_served_and_linked(http):
+    page = http.get("/")
+    assert '/static/favicon.svg" type="image/svg+xml">' in page.text
+    icon = http.get("/favicon.ico", follow_redirects=True)
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.content.startswith(b"<svg")
+
+
+def test_while_the_demo_is_prepared_the_page_says_how_far_it_got(settings, world):
+    app = create_app(settings, engine=world)
+    app.state.demo_progress = DemoProgress()
+    with serve(app) as url, httpx.Client(base_url=url) as client:
+        text = client.get("/").text
+        assert "The demo is still being prepared (generating the sandbox images)" in text
+        # world: 4 text-to-image models x 8 prompts and 3 editing models x 8 prompts made so far
+        assert "56 of " in text
+        app.state.demo_progress.ready = True
+        assert "still being prepared" not in client.get("/").text

@@ -1,0 +1,101 @@
+"""The variety rules through the real serve path on both databases: on a demo-sized field (6 text-to-image
+models, 15 pairs) whose vote plan wants a single pair, 1,000 matchups served to 50 sessions of 20 respect the
+window cap in every window of 200 and the per-session rules (tests/unit/test_matchmaking_variety.py runs the same
+rules over 2,000 matchups in memory); the operators' audit shows realised pair shares next to planned ones."""
+
+from datetime import timedelta
+
+import httpx
+import numpy as np
+import pytest
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import aliased
+
+from arena.db.tables import Matchup, Output, utcnow
+from arena.voting.pool import ModalityPool, PoolCache
+from arena.voting.service import ArenaService, Voter
+from prompts_taxonomy import load_taxonomy
+from tests.support.demo_field import build_demo_field
+from tests.support.variety import session_breaches, worst_window
+
+FAVOURED = ("model-4", "model-5")
+
+
+class OnePairPlan(PoolCache):
+    """The pool as loaded, with the vote plan the issue saw: everything on one pair."""
+
+    def load(self, modality: str) -> ModalityPool:
+        pool = super().load(modality)
+        models = sorted(pool.models)
+        pool.plan = {(a, b): 0.0 for i, a in enumerate(models) for b in models[i + 1 :]} | {FAVOURED: 1.0}
+        return pool
+
+
+def _served(engine: Engine) -> tuple[list[tuple[str, str]], dict[str, list[tuple[str, str]]]]:
+    left, right = aliased(Output), aliased(Output)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Matchup.session_id, left.model_slug, right.model_slug)
+            .join(left, left.id == Matchup.left_output_id)
+            .join(right, right.id == Matchup.right_output_id)
+            .order_by(Matchup.served_at)
+        ).all()
+    sessions: dict[str, list[tuple[str, str]]] = {}
+    for session, a, b in rows:
+        sessions.setdefault(session, []).append((a, b))
+    return [(a, b) for _, a, b in rows], sessions
+
+
+def test_a_thousand_served_matchups_keep_the_window_cap_and_the_session_rules(settings, initialized):
+    build_demo_field(settings, initialized)
+    service = ArenaService(initialized, settings, load_taxonomy(), pool=OnePairPlan(initialized))
+    rng = np.random.default_rng(7)
+    now = utcnow()
+    step = 0
+    for group in range(5):  # 5 groups of 10 sessions served interleaved: 50 sessions x 20 = 1,000
+        names = [f"session-{group}-{k}" for k in range(10)]
+        for _ in range(20):
+            for name in rng.permutation(names):
+                step += 1
+                service.serve_matchup(
+                    Voter(str(name)), "text_to_image", rng, now + timedelta(milliseconds=step)
+                )
+    served, sessions = _served(initialized)
+    assert len(served) == 1000 and len(sessions) == 50
+    assert worst_window(served) <= 40  # 3 x 200 / 15
+    for name, sequence in sessions.items():
+        assert len(sequence) == 20
+        assert session_breaches(sequence, 15) == [], name
+    favoured = sum(1 for p in served[200:] if set(p) == set(FAVOURED)) / 800
+    assert 0.15 < favoured <= 0.2  # the plan still gets its way, up to the cap
+
+
+def test_the_sampling_audit_shows_realised_pair_shares_beside_planned_ones(voter_world):
+    client, engine = voter_world
+    for _ in range(12):
+        assert client.post("/api/v1/matchups", json={"modality": "text_to_image"}).status_code == 200
+    audit = client.get(
+        "/api/v1/admin/sampling", headers={"Authorization": "Bearer test-operator-token"}
+    ).json()
+    pairs = audit["pairs"]
+    served, _ = _served(engine)
+    assert pairs["window"] == 200 and pairs["window_cap"] == 100 and pairs["served_in_window"] == 12
+    counted = {tuple(r["pair"]): r["in_window"] for r in pairs["rows"]}
+    expected: dict[tuple[str, str], int] = {}
+    for a, b in served:
+        key = (a, b) if a < b else (b, a)
+        expected[key] = expected.get(key, 0) + 1
+    assert {k: v for k, v in counted.items() if v} == expected
+    assert abs(sum(r["realised_share"] for r in pairs["rows"]) - 1.0) < 1e-3
+    assert all(r["planned_share"] == 0.0 for r in pairs["rows"])  # no snapshot yet, so no plan
+
+
+def test_the_sampling_audit_needs_the_operator_token(voter_world):
+    client, _ = voter_world
+    assert client.get("/api/v1/admin/sampling").status_code == 401
+
+
+@pytest.fixture
+def voter_world(live_world, world):
+    with httpx.Client(base_url=live_world, timeout=20) as client:
+        yield client, world

@@ -1,0 +1,58 @@
+"""Small findings as unit tests: CSV formula injection, the per-serve image variant's exact length, and the
+uvicorn proxy options that decide whose X-Forwarded-For is believed."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from arena.media import normalize_image
+from arena.served import TooLarge, serve_variant
+from arena.serving import proxy_options
+from arena.settings import Settings
+from arena.web.lb_api import csv_cell
+
+
+@pytest.mark.parametrize(
+    "name", ['=HYPERLINK("http://evil","x")', "+1+cmd", "-2+3", "@SUM(A1)", "\t=1", "\r=1"]
+)
+def test_formula_like_cells_are_neutralised(name):
+    out = io.StringIO()
+    csv.writer(out).writerow([csv_cell(name), csv_cell(1234.5), csv_cell("Model A")])
+    first, number, plain = next(csv.reader(io.StringIO(out.getvalue())))
+    assert first == "'" + name and number == "1234.5" and plain == "Model A"
+
+
+def _stored(seed: int, noisy: bool) -> bytes:
+    rng = np.random.default_rng(seed)
+    pixels = (
+        rng.integers(0, 256, (64, 64, 3), dtype=np.uint8) if noisy else np.full((64, 64, 3), 120, np.uint8)
+    )
+    out = io.BytesIO()
+    Image.fromarray(pixels).resize((1024, 1024)).save(out, "PNG")
+    return normalize_image(out.getvalue())
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_variants_have_the_target_length_decode_and_never_repeat(noisy):
+    stored = _stored(1, noisy)
+    variants = [serve_variant(stored, 900_000) for _ in range(5)]
+    assert {len(v) for v in variants} == {900_000}
+    assert len(set(variants)) == 5
+    for v in variants:
+        with Image.open(io.BytesIO(v)) as image:
+            image.load()
+            assert image.size == (1024, 1024)
+
+
+def test_an_image_that_cannot_fit_is_refused_not_truncated():
+    with pytest.raises(TooLarge):
+        serve_variant(_stored(2, True), 5_000)
+
+
+def test_proxy_headers_are_believed_only_from_configured_proxies():
+    assert proxy_options(Settings(_env_file=None)) == {"proxy_headers": False, "forwarded_allow_ips": []}
+    configured = proxy_options(Settings(trusted_proxies="10.0.0.1, 10.0.0.2", _env_file=None))
+    assert configured == {"proxy_headers": True, "forwarded_allow_ips": ["10.0.0.1", "10.0.0.2"]}
