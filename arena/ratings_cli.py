@@ -45,18 +45,22 @@ def _parse_anchor(text: str) -> tuple[str, float]:
     return text, rt.DEFAULT_ANCHOR_RATING
 
 
-def _read_votes(path: str) -> rt.Votes:
+def _read_votes(path: str, strict: bool = False) -> rt.Votes:
     try:
         if path == "-":
-            return rt.parse_battles(sys.stdin)
-        with open(path, encoding="utf-8") as handle:
-            return rt.parse_battles(handle)
+            battles = rt.read_battles(sys.stdin, strict=strict)
+        else:
+            with open(path, encoding="utf-8") as handle:
+                battles = rt.read_battles(handle, strict=strict)
     except OSError as exc:
         _fail(f"cannot read battles file '{path}': {exc.strerror or exc}")
     except UnicodeDecodeError as exc:
         _fail(f"battles file '{path}' is not UTF-8 text ({exc.reason})")
     except (rt.RatingsError, ValueError) as exc:
         _fail(str(exc))
+    for note in battles.notes():
+        typer.echo(f"note: {note}", err=True)
+    return battles.votes
 
 
 def _one_modality(votes: rt.Votes, modality: str | None) -> rt.Votes:
@@ -179,7 +183,11 @@ def fit(
         list[str] | None, typer.Option(help="A current-cohort model (repeatable); others are legacy.")
     ] = None,
     strict: Annotated[
-        bool, typer.Option(help="Fail on unbounded ratings instead of excluding those models.")
+        bool,
+        typer.Option(
+            help="Fail on unbounded ratings instead of excluding those models, and on "
+            "records with no comparison (self-battles, no winner) instead of skipping them.",
+        ),
     ] = False,
     as_json: Annotated[
         bool,
@@ -200,7 +208,7 @@ def fit(
     if current_methodology is not None:
         cohorts = rt.CohortRule(current_methodology, frozenset(current_model or ()))
     name, rating = _parse_anchor(anchor) if anchor else (rt.default_anchor(key), rt.DEFAULT_ANCHOR_RATING)
-    votes = _one_modality(_read_votes(battles), modality)
+    votes = _one_modality(_read_votes(battles, strict), modality)
     try:
         result = rt.compute_board(
             votes,

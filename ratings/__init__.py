@@ -8,7 +8,7 @@ win-rate tables and a seeded simulator.
 """
 
 from ratings.aggregate import BoardRows, VoteRows
-from ratings.battles import parse_battles
+from ratings.battles import Battles, parse_battles, read_battles
 from ratings.board import compute_all_boards, compute_board, count_votes
 from ratings.bootstrap import BootstrapResult, bootstrap_board
 from ratings.bt import (
@@ -20,6 +20,7 @@ from ratings.bt import (
     bt_log_likelihood,
     fit_bradley_terry,
 )
+from ratings.certainty import Certainty, board_certainty, rank_probabilities, votes_to_settle
 from ratings.cohorts import CURRENT, LEGACY, CohortRule, cohort_keep_mask, eligible_votes
 from ratings.errors import (
     AnchorNotOnBoardError,
@@ -36,6 +37,7 @@ from ratings.intervals import (
     center,
     difference_variances,
     display_offset,
+    normal_quantile,
     pairwise_above,
     pairwise_above_normal,
     percentile_intervals,
@@ -82,12 +84,14 @@ __all__ = [
     "AnchorNotOnBoardError",
     "BTFit",
     "BattleFormatError",
+    "Battles",
     "Board",
     "BoardKey",
     "BoardRow",
     "BoardRows",
     "BoardSet",
     "BootstrapResult",
+    "Certainty",
     "CohortRule",
     "DisconnectedComparisonsError",
     "Exclusion",
@@ -101,6 +105,7 @@ __all__ = [
     "VoteRows",
     "Votes",
     "WinRates",
+    "board_certainty",
     "board_uncertainty",
     "bootstrap_board",
     "bt_gradient",
@@ -120,6 +125,7 @@ __all__ = [
     "expected_win_matrix",
     "expected_win_probability",
     "fit_bradley_terry",
+    "normal_quantile",
     "outcome_codes",
     "pair_counts",
     "pairwise_above",
@@ -127,12 +133,15 @@ __all__ = [
     "parse_battles",
     "percentile_intervals",
     "provisional_models",
+    "rank_probabilities",
     "ranks_from_above",
+    "read_battles",
     "replicate_intervals",
     "sandwich_covariance",
     "sandwich_intervals",
     "sandwich_standard_errors",
     "simulate_votes",
     "to_elo",
+    "votes_to_settle",
     "win_rate_matrix",
 ]

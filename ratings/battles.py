@@ -1,75 +1,158 @@
-"""Parse the public battles format: one JSON object per line, one vote per object.
+"""Parse battles files: the format this project exports and the shapes public arenas publish.
 
-``{"model_a": "...", "model_b": "...", "winner": "model_a" | "model_b" | "tie" | "tie (bothbad)"}``
-with optional ``"use_case"``, ``"capability"``, ``"modality"``, ``"methodology"`` (strings or
-null) and ``"weight"`` (a positive number). Other keys (timestamps, judge ids, ...) are ignored,
-so files published by other arenas load as they are. Blank lines are skipped. The first malformed
-line stops parsing with a :class:`~ratings.errors.BattleFormatError` naming the line and reason.
+One vote per record: ``{"model_a": "...", "model_b": "...", "winner": "model_a" | "model_b" |
+"tie" | "tie (bothbad)"}`` with optional ``"use_case"``, ``"capability"``, ``"modality"``,
+``"methodology"`` (strings or null) and ``"weight"`` (a positive number). Records are JSON lines,
+or one JSON array of objects (FastChat publishes its clean battles that way). Other keys
+(FastChat's ``judge``, ``anony``, ``conversation_a``, ``tstamp``; GenAI-Arena's ``question_id``,
+``inputs``, ``image_a`` ...) are ignored. A UTF-8 byte-order mark at the start is dropped; blank
+lines are skipped.
 
-Parsing works on an iterable of lines, so reading the file (or stdin) stays with the caller.
+Records that carry no comparison - a model against itself (a "self-battle"), or a ``winner`` of
+null / "" (no verdict) - are skipped and counted by :func:`read_battles`; ``strict=True`` refuses
+them instead, like any malformed record, with a :class:`~ratings.errors.BattleFormatError` naming
+the line and reason. Reading the file (or stdin) stays with the caller.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 from ratings.errors import BattleFormatError
 from ratings.votes import WINNER_CODES, Votes
 
-__all__ = ["parse_battles"]
+__all__ = ["SKIP_NO_VERDICT", "SKIP_SELF_BATTLE", "Battles", "parse_battles", "read_battles"]
 
 _TAGS = ("use_case", "capability", "modality", "methodology")
+_BOM = "\ufeff"
+
+#: Reasons a record carrying no comparison is skipped (keys of :attr:`Battles.skipped`).
+SKIP_SELF_BATTLE = "a model against itself"
+SKIP_NO_VERDICT = "no winner given (null or empty)"
 
 
-def _model(record: dict[str, object], key: str, line: int) -> str:
+@dataclass(frozen=True)
+class Battles:
+    """Parsed votes and how many records were skipped, by reason."""
+
+    votes: Votes
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def notes(self) -> list[str]:
+        """One sentence per skip reason, for the CLI's ``note:`` lines."""
+        return [f"skipped {n:,} record(s) with {why}" for why, n in sorted(self.skipped.items()) if n]
+
+
+class _Skip(Exception):
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _model(record: dict[str, object], key: str, where: tuple[int, str]) -> str:
     if key not in record:
-        raise BattleFormatError(line, f"missing field '{key}'")
+        raise BattleFormatError(where[0], f"missing field '{key}'", where[1])
     value = record[key]
     if not isinstance(value, str) or not value.strip():
-        raise BattleFormatError(line, f"'{key}' must be a non-empty string (got {value!r})")
+        raise BattleFormatError(where[0], f"'{key}' must be a non-empty string (got {value!r})", where[1])
     return value
 
 
-def _tag(record: dict[str, object], key: str, line: int) -> str | None:
+def _tag(record: dict[str, object], key: str, where: tuple[int, str]) -> str | None:
     value = record.get(key)
     if value is None or isinstance(value, str):
         return value
-    raise BattleFormatError(line, f"'{key}' must be a string or null (got {value!r})")
+    raise BattleFormatError(where[0], f"'{key}' must be a string or null (got {value!r})", where[1])
 
 
-def _weight(record: dict[str, object], line: int) -> float:
+def _weight(record: dict[str, object], where: tuple[int, str]) -> float:
     value = record.get("weight", 1.0)
     if value is None:
         return 1.0
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise BattleFormatError(line, f"'weight' must be a number (got {value!r})")
+        raise BattleFormatError(where[0], f"'weight' must be a number (got {value!r})", where[1])
     weight = float(value)
     if not math.isfinite(weight) or weight <= 0:
-        raise BattleFormatError(line, f"'weight' must be a positive finite number (got {value!r})")
+        reason = f"'weight' must be a positive finite number (got {value!r})"
+        raise BattleFormatError(where[0], reason, where[1])
     return weight
 
 
-def parse_battles(lines: Iterable[str]) -> Votes:
-    """Parse JSON-lines battles into :class:`~ratings.votes.Votes`.
+def _records(lines: Iterable[str]) -> Iterator[tuple[tuple[int, str], object]]:
+    """Yield ``((number, unit), decoded JSON)`` per record, from JSON lines or one JSON array."""
+    iterator = iter(lines)
+    number = 0
+    first = True
+    for text in iterator:
+        number += 1
+        if number == 1 and text.startswith(_BOM):
+            text = text[len(_BOM) :]
+        if not text.strip():
+            continue
+        if first and text.lstrip().startswith("["):
+            whole = text + "".join(iterator)
+            try:
+                items = json.loads(whole)
+            except json.JSONDecodeError as exc:
+                reason = f"invalid JSON array ({exc.msg} at line {number + exc.lineno - 1})"
+                raise BattleFormatError(number, reason) from None
+            if not isinstance(items, list):
+                raise BattleFormatError(number, "expected a JSON array of battle objects")
+            for k, item in enumerate(items, start=1):
+                yield (k, "record"), item
+            return
+        first = False
+        try:
+            yield (number, "line"), json.loads(text)
+        except json.JSONDecodeError as exc:
+            reason = f"invalid JSON ({exc.msg} at column {exc.colno})"
+            raise BattleFormatError(number, reason) from None
+
+
+def _vote(record: object, where: tuple[int, str], strict: bool) -> tuple[str, str, int]:
+    if not isinstance(record, dict):
+        raise BattleFormatError(where[0], f"expected a JSON object, got {type(record).__name__}", where[1])
+    a = _model(record, "model_a", where)
+    b = _model(record, "model_b", where)
+    if a == b:
+        if strict:
+            raise BattleFormatError(where[0], f"model_a and model_b are the same model ('{a}')", where[1])
+        raise _Skip(SKIP_SELF_BATTLE)
+    if "winner" not in record:
+        raise BattleFormatError(where[0], "missing field 'winner'", where[1])
+    winner = record["winner"]
+    if (winner is None or winner == "") and not strict:
+        raise _Skip(SKIP_NO_VERDICT)
+    if not isinstance(winner, str) or winner not in WINNER_CODES:
+        allowed = ", ".join(f"'{w}'" for w in WINNER_CODES)
+        raise BattleFormatError(where[0], f"'winner' must be one of {allowed} (got {winner!r})", where[1])
+    return a, b, WINNER_CODES[winner]
+
+
+def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
+    """Parse battle records into :class:`Battles` (votes plus counted skips).
 
     Parameters
     ----------
     lines : iterable of str
         The file's lines (a file object works).
+    strict : bool
+        Refuse records that carry no comparison instead of skipping them.
 
     Returns
     -------
-    Votes
-        One vote per non-blank line. Optional columns are present only if some line has the key;
-        ``weight`` is present only if some line has a weight.
+    Battles
+        One vote per kept record. Optional columns are present only if some record has the key;
+        ``weight`` only if some record has a weight.
 
     Raises
     ------
     BattleFormatError
-        On the first malformed line: invalid JSON, not an object, a missing or non-string model,
-        an unknown winner, a model against itself, a bad tag or weight.
+        On the first malformed record: invalid JSON, not an object, a missing or non-string
+        model, an unknown winner, a bad tag or weight (and, when strict, a record skipped otherwise).
     """
     model_a: list[str] = []
     model_b: list[str] = []
@@ -77,38 +160,27 @@ def parse_battles(lines: Iterable[str]) -> Votes:
     weights: list[float] = []
     tags: dict[str, list[str | None]] = {k: [] for k in _TAGS}
     seen = {k: False for k in (*_TAGS, "weight")}
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
+    skipped: Counter[str] = Counter()
+    for where, record in _records(lines):
         try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BattleFormatError(number, f"invalid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(record, dict):
-            raise BattleFormatError(number, f"expected a JSON object, got {type(record).__name__}")
-        a = _model(record, "model_a", number)
-        b = _model(record, "model_b", number)
-        if a == b:
-            raise BattleFormatError(number, f"model_a and model_b are the same model ('{a}')")
-        if "winner" not in record:
-            raise BattleFormatError(number, "missing field 'winner'")
-        winner = record["winner"]
-        if not isinstance(winner, str) or winner not in WINNER_CODES:
-            allowed = ", ".join(f"'{w}'" for w in WINNER_CODES)
-            raise BattleFormatError(number, f"'winner' must be one of {allowed} (got {winner!r})")
+            a, b, outcome = _vote(record, where, strict)
+        except _Skip as skip:
+            skipped[skip.reason] += 1
+            continue
+        assert isinstance(record, dict)
         for key in _TAGS:
             seen[key] = seen[key] or key in record
-            tags[key].append(_tag(record, key, number))
+            tags[key].append(_tag(record, key, where))
         seen["weight"] = seen["weight"] or record.get("weight") is not None
-        weights.append(_weight(record, number))
+        weights.append(_weight(record, where))
         model_a.append(a)
         model_b.append(b)
-        winners.append(WINNER_CODES[winner])
+        winners.append(outcome)
 
     def column(key: str) -> list[str | None] | None:
         return tags[key] if seen[key] else None
 
-    return Votes.from_columns(
+    votes = Votes.from_columns(
         model_a,
         model_b,
         winners,
@@ -118,3 +190,9 @@ def parse_battles(lines: Iterable[str]) -> Votes:
         methodology=column("methodology"),
         modality=column("modality"),
     )
+    return Battles(votes, dict(skipped))
+
+
+def parse_battles(lines: Iterable[str]) -> Votes:
+    """Parse battle records strictly (every record must be a comparison) into :class:`Votes`."""
+    return read_battles(lines, strict=True).votes

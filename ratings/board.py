@@ -27,10 +27,17 @@ import numpy as np
 
 from ratings.aggregate import BoardRows, VoteRows, aggregate_votes, board_rows, restrict_board
 from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
+from ratings.certainty import board_certainty
 from ratings.cohorts import CohortRule, eligible_votes
 from ratings.errors import AnchorNotOnBoardError, NoVotesError, RatingsError, UnboundedRatingError
 from ratings.graph import comparison_components, unbounded_models
-from ratings.intervals import DEFAULT_LEVEL, DEFAULT_MIN_VOTES, provisional_models, ranks_from_above
+from ratings.intervals import (
+    DEFAULT_LEVEL,
+    DEFAULT_MIN_VOTES,
+    provisional_models,
+    ranks_from_above,
+    sandwich_covariance,
+)
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion, IntervalMethod
 from ratings.pairs import pair_counts
 from ratings.resample import TableCache
@@ -194,6 +201,16 @@ def _fit_board(
     ranks = ranks_from_above(above)
     provisional = provisional_models(totals["votes"], opts.min_votes)
     order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
+    cov = unc.covariance if unc.covariance is not None else sandwich_covariance(fit.theta, counts)
+    sure = board_certainty(
+        counts,
+        fit.theta,
+        above,
+        cov,
+        level=opts.level,
+        replicates=unc.replicates,
+        rng=board_rng(opts.seed, key),
+    )
     rows = tuple(
         BoardRow(
             model=counts.models[k],
@@ -207,6 +224,10 @@ def _fit_board(
             ties=int(totals["ties"][k]),
             provisional=bool(provisional[k]),
             above=tuple(counts.models[m] for m in order if above[m, k]),
+            p_best=float(sure.p_best[k]),
+            p_top3=float(sure.p_top[k]),
+            settled_below=None if np.isnan(sure.votes_to_settle[k]) else bool(sure.settled_below[k]),
+            votes_to_settle=None if np.isnan(sure.votes_to_settle[k]) else float(sure.votes_to_settle[k]),
         )
         for k in order
     )

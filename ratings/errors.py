@@ -39,15 +39,17 @@ class BattleFormatError(RatingsError):
     Parameters
     ----------
     line : int
-        1-based line number in the file.
+        1-based line number in the file (record number when the file is one JSON array).
     reason : str
         What is wrong with it.
+    unit : str
+        ``"line"`` or ``"record"``: what ``line`` counts.
     """
 
-    def __init__(self, line: int, reason: str) -> None:
+    def __init__(self, line: int, reason: str, unit: str = "line") -> None:
         self.line = line
         self.reason = reason
-        super().__init__(f"line {line}: {reason}")
+        super().__init__(f"{unit} {line}: {reason}")
 
 
 class NoVotesError(RatingsError):

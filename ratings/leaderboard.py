@@ -36,6 +36,10 @@ class BoardRow:
     ties: int
     provisional: bool
     above: tuple[str, ...] = ()
+    p_best: float | None = None  # probability of being the best (ratings.certainty)
+    p_top3: float | None = None  # probability of being in the top 3
+    settled_below: bool | None = None  # lead over the next model down is significant (None: last row)
+    votes_to_settle: float | None = None  # new votes with the next model down to settle the pair
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,11 @@ class Example:
     has_reference: bool = False
 
 
-def example_matchups(conn: Connection, votes: VoteSet, slug: str, per_kind: int = 3) -> list[Example]:
-    """Up to `per_kind` recent wins and losses of `slug` in the published votes, one per prompt each."""
+def example_matchups(
+    conn: Connection, votes: VoteSet, slug: str, per_kind: int = 3, opponent: str | None = None
+) -> list[Example]:
+    """Up to `per_kind` recent wins and losses of `slug` in the published votes (against `opponent` only,
+    when given), one per prompt each."""
     query = (
         votes.query()
         .add_columns(Vote.left_output_id, Vote.right_output_id)
@@ -43,6 +46,8 @@ def example_matchups(conn: Connection, votes: VoteSet, slug: str, per_kind: int 
         .order_by(Vote.id.desc())  # type: ignore[union-attr]
         .limit(CANDIDATES)
     )
+    if opponent is not None:
+        query = query.where(or_(Vote.model_a == opponent, Vote.model_b == opponent))  # type: ignore[arg-type]
     rows = conn.execute(query).all()
     mask = votes.keep([r.model_a for r in rows], [r.model_b for r in rows], [r.methodology for r in rows])
     chosen: dict[bool, list] = {True: [], False: []}

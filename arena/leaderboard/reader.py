@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Engine, func, select
 from arena.db.tables import Model, RatingSnapshot
 from arena.latency import LatencyStats, latency_stats
 from arena.leaderboard.examples import Example, example_matchups
+from arena.leaderboard.history import BoardHistory, board_history
 from arena.leaderboard.published import VoteSet
 from arena.leaderboard.store import (
     BoardEntry,
@@ -103,6 +104,22 @@ class LeaderboardReader:
         self._latency: tuple[int, dict[str, LatencyStats]] | None = None
         self._examples: OrderedDict[tuple[VoteSet, str], list[Example]] = OrderedDict()
         self._lock = threading.Lock()
+        self._history: OrderedDict[tuple[str, str, int], BoardHistory] = OrderedDict()
+
+    def history(self, modality: str, board: str) -> BoardHistory:
+        """Every snapshot of one board as per-model series, read once per newest snapshot."""
+        with self.engine.connect() as conn:
+            newest = conn.execute(select(func.max(RatingSnapshot.id))).scalar() or 0
+            key = (modality, board, int(newest))
+            with self._lock:
+                found = self._history.get(key)
+            if found is None:
+                found = board_history(conn, modality, board)
+                with self._lock:
+                    self._history[key] = found
+                    while len(self._history) > 32:
+                        self._history.popitem(last=False)
+        return found
 
     def examples(self, conn: Connection, votes: VoteSet, slug: str) -> list[Example]:
         """Example matchups of `slug`, looked up once per snapshot (they only change with a new one)."""
@@ -148,11 +165,13 @@ class LeaderboardReader:
         include_modified: bool = False,
         sort: str = "rank",
         descending: bool = False,
+        at: datetime | None = None,
     ) -> BoardView:
-        """The rows of `board` (a key from `board_keys`) and the latest snapshot of every board."""
+        """The rows of `board` (a key from `board_keys`) and the latest snapshot of every board (the last one
+        taken at or before `at`, when given)."""
         keys = board_keys(self.taxonomy)
         with self.engine.connect() as conn:
-            boards = self.snapshots.boards(conn, modality, keys)
+            boards = self.snapshots.boards(conn, modality, keys, at)
             models = load_models(conn)
         published = boards.get(board)
         rows: list[LeaderboardRow] = []

@@ -60,6 +60,10 @@ class BoardEntry:
     ties: int
     provisional: bool
     above: tuple[str, ...] | None = None
+    p_best: float | None = None  # certainty figures (ratings.certainty); None on older boards
+    p_top3: float | None = None
+    settled_below: bool | None = None  # pair with the next model down; None on the last row / older boards
+    votes_to_settle: float | None = None  # None when unknown or never (equal ratings)
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,10 @@ def _board(record: Any) -> PublishedBoard:
             ties=int(r.get("ties", 0)),
             provisional=bool(r.get("provisional", False)),
             above=tuple(str(m) for m in r["above"]) if r.get("above") is not None else None,
+            p_best=_number(r.get("p_best")),
+            p_top3=_number(r.get("p_top3")),
+            settled_below=r.get("settled_below"),
+            votes_to_settle=_number(r.get("votes_to_settle")),
         )
         for r in record.rows or []
     )
@@ -214,9 +222,29 @@ class SnapshotCache:
             self._ids[cache_key] = (newest, found)
         return found
 
-    def boards(self, conn: Connection, modality: str, keys: list[str]) -> dict[str, PublishedBoard]:
-        """The latest published board for each of `keys` that has one."""
-        ids = self.latest_ids(conn, modality, keys)
+    def ids_at(self, conn: Connection, modality: str, keys: list[str], at: datetime) -> dict[str, int]:
+        """Id of the last snapshot of each board taken at or before `at` (history: every snapshot is kept)."""
+        found: dict[str, int] = {}
+        for key in keys:
+            row = conn.execute(
+                select(RatingSnapshot.id)
+                .where(
+                    RatingSnapshot.modality == modality,
+                    RatingSnapshot.board == key,
+                    RatingSnapshot.created_at <= at,  # type: ignore[operator]
+                )
+                .order_by(RatingSnapshot.created_at.desc(), RatingSnapshot.id.desc())  # type: ignore[union-attr]
+                .limit(1)
+            ).first()
+            if row is not None:
+                found[key] = int(row[0])
+        return found
+
+    def boards(
+        self, conn: Connection, modality: str, keys: list[str], at: datetime | None = None
+    ) -> dict[str, PublishedBoard]:
+        """The latest published board for each of `keys` that has one (as of `at`, when given)."""
+        ids = self.latest_ids(conn, modality, keys) if at is None else self.ids_at(conn, modality, keys, at)
         with self._lock:
             have = {i: self._boards[i] for i in ids.values() if i in self._boards}
             for i in have:

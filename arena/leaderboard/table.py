@@ -61,6 +61,10 @@ class LeaderboardRow:
     release_date: str | None
     timing_collecting: bool = False  # timed, but fewer samples than the minimum: no time shown yet
     timing_min_samples: int = 0
+    p_best: float | None = None  # published certainty figures, over every model on the board
+    p_top3: float | None = None
+    settled_below: bool | None = None
+    votes_to_settle: float | None = None
 
     @property
     def modified(self) -> bool:
@@ -136,6 +140,10 @@ def build_rows(
                 release_date=info.release_date if info else None,
                 timing_collecting=collecting,
                 timing_min_samples=min_timing_samples,
+                p_best=entry.p_best,
+                p_top3=entry.p_top3,
+                settled_below=entry.settled_below,
+                votes_to_settle=entry.votes_to_settle,
             )
         )
     return rows

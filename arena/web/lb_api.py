@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import UTC, datetime
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from arena.leaderboard import BoardView, ModelDetail, PublishedBoard
@@ -36,6 +38,14 @@ from arena.web.lb_schemas import (
 
 router = APIRouter(prefix="/api/v1", tags=["leaderboard"])
 
+AtQuery = Annotated[
+    datetime | None,
+    Query(
+        description="ISO 8601 time (UTC when no offset): return the board of the last snapshot taken at or "
+        "before it. Every snapshot is kept."
+    ),
+]
+
 CSV_COLUMNS = [
     "rank",
     "published_rank",
@@ -59,6 +69,10 @@ CSV_COLUMNS = [
     "endpoint_kind",
     "cohort",
     "release_date",
+    "p_best",
+    "p_top3",
+    "settled_below",
+    "votes_to_settle",
 ]
 
 
@@ -101,6 +115,10 @@ def leaderboard_out(view: BoardView, include_modified: bool) -> LeaderboardOut:
             endpoint_kind=r.endpoint_kind,
             cohort=r.cohort,
             release_date=r.release_date,
+            p_best=r.p_best,
+            p_top3=r.p_top3,
+            settled_below=r.settled_below,
+            votes_to_settle=r.votes_to_settle,
         )
         for r in view.rows
     ]
@@ -123,16 +141,20 @@ def _view(
     include_modified: bool,
     sort: str,
     order: str,
+    at: datetime | None = None,
 ) -> BoardView:
     try:
         check_board(taxonomy, modality, board)
     except NotFound as exc:
         raise api_not_found(exc) from None
+    if at is not None and at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
     view = reader.board_view(
-        modality, board, include_modified=include_modified, sort=sort, descending=order == "desc"
+        modality, board, include_modified=include_modified, sort=sort, descending=order == "desc", at=at
     )
     if view.published is None:
-        raise api_not_found(NotFound(f"no published snapshot for {modality} board '{board}' yet"))
+        when = f" at or before {at.isoformat()}" if at is not None else " yet"
+        raise api_not_found(NotFound(f"no published snapshot for {modality} board '{board}'{when}"))
     return view
 
 
@@ -145,10 +167,13 @@ def leaderboard(
     include_modified: IncludeModifiedQuery = False,
     sort: SortQuery = "rank",
     order: OrderQuery = "asc",
+    at: AtQuery = None,
 ) -> LeaderboardOut:
     """The latest published board of a modality: ratings with 95% intervals, ranks, votes, price per 1,000
-    images, generation time and endpoint facts. Modified endpoints are left out unless `include_modified`."""
-    view = _view(reader, taxonomy, modality, board, include_modified, sort, order)
+    images, generation time and endpoint facts. Modified endpoints are left out unless `include_modified`.
+    With `at`, the board as of that time: the rows of the last snapshot taken at or before it, exactly as
+    stored (model facts, prices and generation times are today's)."""
+    view = _view(reader, taxonomy, modality, board, include_modified, sort, order, at)
     return leaderboard_out(view, include_modified)
 
 
@@ -222,6 +247,10 @@ def model_out(detail: ModelDetail) -> ModelOut:
                 ties=s.entry.ties,
                 provisional=s.entry.provisional,
                 anchor=s.anchor,
+                p_best=s.entry.p_best,
+                p_top3=s.entry.p_top3,
+                settled_below=s.entry.settled_below,
+                votes_to_settle=s.entry.votes_to_settle,
             )
             for s in detail.standings
         ],

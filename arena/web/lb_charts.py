@@ -104,10 +104,25 @@ def _point(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
+def pareto_front(points: list[tuple[float, float]]) -> list[bool]:
+    """For (cost, quality) points: True where no other point is at least as cheap and at least as good and
+    strictly better on one of the two (the models nothing beats on both)."""
+    return [
+        not any((x2 <= x and y2 >= y) and (x2 < x or y2 > y) for k2, (x2, y2) in enumerate(points) if k2 != k)
+        for k, (x, y) in enumerate(points)
+    ]
+
+
+def _with_front(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    front = pareto_front([(float(d["x"]), float(d["y"])) for d in items])
+    return [{**d, "front": f} for d, f in zip(items, front, strict=True)]
+
+
 def board_charts(view: BoardView) -> dict[str, Any]:
-    """Data of the three leaderboard charts: ratings with intervals, quality vs price, quality vs time."""
+    """Data of the three leaderboard charts: ratings with intervals, quality vs price, quality vs time (with
+    the Pareto front marked: models no other model beats on both quality and cost)."""
     rows = view.rows
-    return {
+    charts = {
         "ratings": [
             {
                 "name": r.display_name,
@@ -131,6 +146,9 @@ def board_charts(view: BoardView) -> dict[str, Any]:
             if r.median_s is not None
         ],
     }
+    charts["price"] = _with_front(charts["price"])
+    charts["time"] = _with_front(charts["time"])
+    return charts
 
 
 def model_charts(detail: ModelDetail) -> dict[str, Any]:

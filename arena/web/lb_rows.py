@@ -32,6 +32,9 @@ class RowText:
     time_range: str
     kind: str
     release: str
+    certainty: str = ""
+    certainty_detail: str = ""
+    certainty_title: str = ""
 
 
 def _badges(row: LeaderboardRow, min_votes: object) -> Markup:
@@ -52,6 +55,43 @@ def _badges(row: LeaderboardRow, min_votes: object) -> Markup:
             'this board">Provisional</span>'
         )
     return Markup("".join(out))
+
+
+def percent(p: float | None) -> str:
+    """A probability as a whole percentage; the ends say "<1%" / ">99%" rather than a false 0 or 100."""
+    if p is None:
+        return ""
+    if p < 0.005:
+        return "<1%" if p > 0 else "0%"
+    if p > 0.995:
+        return ">99%" if p < 1 else "100%"
+    return f"{100 * p:.0f}%"
+
+
+def settle_text(settled: bool | None, needed: float | None) -> str:
+    """The pair with the next model down: settled, or roughly how many more votes between them would settle it."""
+    if settled is None:
+        return ""
+    if settled:
+        return "settled vs next"
+    if needed is None:
+        return "unsettled vs next (equal ratings)"
+    return f"unsettled vs next: ~{needed:,.0f} more votes"
+
+
+def certainty_texts(r: LeaderboardRow) -> tuple[str, str, str]:
+    """(P(best), detail line, title) for one row; empty on boards published without certainty figures."""
+    if r.p_best is None:
+        return "", "", ""
+    detail = f"top 3: {percent(r.p_top3)}"
+    title = (
+        f"Best in {percent(r.p_best)} of the bootstrap replicates, in the top 3 in {percent(r.p_top3)}"
+        " (over every model on this board)."
+    )
+    pair = settle_text(r.settled_below, r.votes_to_settle)
+    if pair:
+        title += f" Against the next model down: {pair}."
+    return percent(r.p_best), detail, title
 
 
 def _value(x: float | str | None) -> str:
@@ -84,6 +124,7 @@ def row_texts(rows: list[LeaderboardRow], *, anchor: str | None, min_votes: obje
         if r.model == anchor:
             title += f" (the anchor: it reads {FMT.rating(r.rating)} by construction, not by certainty)"
         has_time = r.median_s is not None and r.p05_s is not None and r.p95_s is not None
+        sure, sure_detail, sure_title = certainty_texts(r)
         out.append(
             RowText(
                 model=r.model,
@@ -105,6 +146,9 @@ def row_texts(rows: list[LeaderboardRow], *, anchor: str | None, min_votes: obje
                 time_range=f"{r.p05_s:.1f}–{r.p95_s:.1f} s" if has_time else "",
                 kind="Modified" if r.modified else "Standard",
                 release=r.release_date or FMT.dash,
+                certainty=sure,
+                certainty_detail=sure_detail,
+                certainty_title=sure_title,
             )
         )
     return out
@@ -117,6 +161,12 @@ def chart_tables(charts: dict[str, list[dict[str, object]]]) -> dict[str, list[t
         "ratings": [
             (str(d["name"]), num(d["rating"]), num(d["low"]), num(d["high"])) for d in charts["ratings"]
         ],
-        "price": [(str(d["name"]), FMT.price(d["x"]), num(d["y"])) for d in charts["price"]],  # type: ignore[arg-type]
-        "time": [(str(d["name"]), FMT.seconds(d["x"]), num(d["y"])) for d in charts["time"]],  # type: ignore[arg-type]
+        "price": [
+            (str(d["name"]), FMT.price(d["x"]), num(d["y"]), "yes" if d.get("front") else "")  # type: ignore[arg-type]
+            for d in charts["price"]
+        ],
+        "time": [
+            (str(d["name"]), FMT.seconds(d["x"]), num(d["y"]), "yes" if d.get("front") else "")  # type: ignore[arg-type]
+            for d in charts["time"]
+        ],
     }

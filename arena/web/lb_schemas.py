@@ -58,6 +58,23 @@ class LeaderboardRowOut(BaseModel):
     endpoint_kind: str = Field(description="standard or modified.")
     cohort: str = Field(description="current or legacy.")
     release_date: str | None
+    p_best: float | None = Field(
+        default=None,
+        description="Share of the bootstrap replicates (sandwich boards: normal draws) in which this model "
+        "is the best of every model on the board; sums to 1 over the board (null on older boards).",
+    )
+    p_top3: float | None = Field(default=None, description="Share in which it is among the top 3.")
+    settled_below: bool | None = Field(
+        default=None,
+        description="Whether its lead over the next model down (by rating, among every model on the board) "
+        "is significant; null on the last row and on older boards.",
+    )
+    votes_to_settle: float | None = Field(
+        default=None,
+        description="Estimated new votes between it and the next model down that would make that pair's gap "
+        "significant, from the sandwich variance, if the gap stays as estimated (0 when settled; null when "
+        "never: equal ratings).",
+    )
 
 
 class LeaderboardOut(BaseModel):
@@ -93,6 +110,10 @@ class BoardStandingOut(BaseModel):
     ties: int
     provisional: bool
     anchor: str
+    p_best: float | None = Field(default=None, description="As on leaderboard rows.")
+    p_top3: float | None = None
+    settled_below: bool | None = None
+    votes_to_settle: float | None = None
 
 
 class OpponentOut(BaseModel):

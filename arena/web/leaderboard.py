@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse
 
 from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
-from arena.web import lb_api, methodology, model_page
+from arena.web import compare, lb_api, lb_history, methodology, model_page
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
 from arena.web.lb_common import (
@@ -34,6 +34,8 @@ router = APIRouter(tags=["leaderboard"])
 router.include_router(lb_api.router)
 router.include_router(model_page.router)
 router.include_router(methodology.router)
+router.include_router(compare.router)
+router.include_router(lb_history.router)
 
 COLUMNS = [
     (
@@ -56,6 +58,12 @@ COLUMNS = [
     ("time", "Generation time", "Median over the last 14 days (p05-p95 below)."),
     ("kind", "Endpoint", "Standard: the native model; modified: distilled, quantized or otherwise altered."),
     ("release", "Released", ""),
+    (
+        None,
+        "P(best)",
+        "Share of the bootstrap replicates in which this model is the best, and in the top 3 (methodology: "
+        "certainty).",
+    ),
 ]
 DESCENDING_FIRST = {"rating", "votes", "release"}
 
@@ -114,6 +122,11 @@ def _render(
     published = view.published
     anchor = published.params.get("anchor") if published else None
     charts = board_charts(view)
+    top = sorted(view.rows, key=lambda r: -r.rating)[: lb_history.HISTORY_CHART_MODELS]
+    names = {r.model: r.display_name for r in view.rows}
+    charts["history"] = lb_history.history_chart(
+        reader.history(modality, board).for_models(r.model for r in top), names
+    )
     context = {
         "view": view,
         "fmt": FMT,

@@ -13,6 +13,8 @@ from arena.media import SERVED_MEDIA_TYPE, normalize_image
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import cell_heatmap, model_charts
 from arena.web.lb_common import FMT, ReaderDep, cached_page, page_not_found
+from arena.web.lb_history import history_chart
+from arena.web.lb_rows import percent, settle_text
 from prompts_taxonomy import Taxonomy
 
 router = APIRouter(tags=["leaderboard"])
@@ -30,16 +32,21 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
     if detail is None:
         return page_not_found(request, f"unknown model '{slug}'")
     snapshot = detail.snapshot
+    charts = model_charts(detail)
+    history = reader.history(detail.info.modality, "overall").for_models([slug])
+    charts["history"] = history_chart(history, detail.names)
     context = {
         "d": detail,
         "fmt": FMT,
+        "pct": percent,
+        "settle": settle_text,
         "taxonomy": taxonomy,
         "modality_name": (
             taxonomy.label("modality", detail.info.modality).name
             if taxonomy.has("modality", detail.info.modality)
             else detail.info.modality
         ),
-        "charts": model_charts(detail),
+        "charts": charts,
         "grid": cell_heatmap(detail, taxonomy),
         "simulated": bool(snapshot and snapshot.params.get("include_simulated")),
         "label": lambda axis, value: taxonomy.label(axis, value).name if taxonomy.has(axis, value) else value,

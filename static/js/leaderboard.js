@@ -156,8 +156,11 @@
         datasets: [{
           data: items.map(function (d) { return { x: d.x, y: d.y }; }),
           names: items.map(function (d) { return d.name; }),
-          pointRadius: 5,
-          backgroundColor: ACCENT
+          pointRadius: items.map(function (d) { return d.front ? 6 : 5; }),
+          // Pareto front (nothing both cheaper/faster and better): filled; the rest hollow.
+          backgroundColor: items.map(function (d) { return d.front ? ACCENT : "#ffffff"; }),
+          borderColor: ACCENT,
+          borderWidth: 1.5
         }]
       },
       options: base({
@@ -199,6 +202,56 @@
     });
   }
 
+  var PALETTE = ["#2f5bd3", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207", "#be185d"];
+
+  // Dashed vertical lines at the snapshots computed differently from the one before (history charts).
+  var changeMarks = {
+    id: "changeMarks",
+    afterDatasetsDraw: function (chart, args, opts) {
+      var marks = opts.marks || [];
+      if (!marks.length) return;
+      var ctx = chart.ctx, area = chart.chartArea, x = chart.scales.x;
+      ctx.save();
+      ctx.setLineDash([4, 4]);
+      ctx.strokeStyle = "#6b7280";
+      ctx.fillStyle = "#4b5563";
+      ctx.font = "11px system-ui, sans-serif";
+      marks.forEach(function (m) {
+        var px = x.getPixelForValue(m.at);
+        ctx.beginPath();
+        ctx.moveTo(px, area.top);
+        ctx.lineTo(px, area.bottom);
+        ctx.stroke();
+        ctx.fillText(m.what, Math.min(px + 4, area.right - ctx.measureText(m.what).width), area.top + 10);
+      });
+      ctx.restore();
+    }
+  };
+
+  function historyChart(id, h) {
+    var el = document.getElementById(id);
+    if (!el || !h || !h.labels.length || !h.lines.length) return;
+    var datasets = [];
+    h.lines.forEach(function (line, k) {
+      var c = PALETTE[k % PALETTE.length];
+      datasets.push({ label: line.name + " low", data: line.low, borderColor: "transparent", pointRadius: 0, fill: false, spanGaps: true, band: true });
+      datasets.push({ label: line.name + " 95% interval", data: line.high, borderColor: "transparent", backgroundColor: c + "22", pointRadius: 0, fill: "-1", spanGaps: true, band: true });
+      datasets.push({ label: line.name, data: line.rating, borderColor: c, backgroundColor: c, pointRadius: 3, spanGaps: true, tension: 0 });
+    });
+    new window.Chart(el, {
+      type: "line",
+      data: { labels: h.labels, datasets: datasets },
+      options: base({
+        scales: { y: { title: { display: true, text: "Rating" } } },
+        plugins: {
+          legend: { display: h.lines.length > 1, labels: { filter: function (item, data) { return !data.datasets[item.datasetIndex].band; } } },
+          changeMarks: { marks: h.changes }
+        }
+      }),
+      plugins: [changeMarks]
+    });
+  }
+
   function charts() {
     var node = document.getElementById("lb-chart-data");
     if (!node || !window.Chart) return;
@@ -208,6 +261,7 @@
       scatterChart("chart-price", data.price, "Price per 1,000 images (USD, log scale)", true, true);
       scatterChart("chart-time", data.time, "Median generation time (s)", false, false);
     }
+    if (data.history) historyChart("chart-history", data.history);
     if (data.boards) {
       intervalChart("chart-boards", data.boards);
       barChart("chart-histogram", data.histogram.map(function (b) { return b.label; }),

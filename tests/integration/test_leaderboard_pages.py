@@ -28,6 +28,7 @@ COLUMNS = [
     "Generation time",
     "Endpoint",
     "Released",
+    "P(best)",
 ]
 
 

@@ -230,3 +230,17 @@ def test_level_sets_the_interval_coverage_and_a_bad_level_is_a_one_line_error(ba
         assert row["ci_high"] - row["ci_low"] > narrow[model]["ci_high"] - narrow[model]["ci_low"]
     bad = _run("--battles", str(battles_file), "--level", "1.5")
     assert bad.exit_code == 2 and bad.stderr.startswith("error: level must be between 0 and 1")
+
+
+def test_fit_skips_a_self_battle_with_a_note_and_strict_refuses_it(tmp_path):
+    lines = _battles(400)
+    lines.insert(10, json.dumps({"model_a": "imagen-4", "model_b": "imagen-4", "winner": "model_a"}))
+    path = tmp_path / "public.jsonl"
+    path.write_text("\ufeff" + "\n".join(lines) + "\n", encoding="utf-8")
+    result = _run("--battles", str(path), "--bootstrap", "50")
+    assert result.exit_code == 0, result.stderr
+    assert "note: skipped 1 record(s) with a model against itself" in result.stderr
+    assert "400 votes" in result.stdout or "imagen-4" in result.stdout
+    strict = _run("--battles", str(path), "--bootstrap", "50", "--strict")
+    assert strict.exit_code == 2
+    assert "line 11: model_a and model_b are the same model ('imagen-4')" in strict.stderr
