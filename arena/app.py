@@ -25,8 +25,8 @@ from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions, resolve_secret
 from arena.web import (
     admin,
-    apidocs,
     api,
+    apidocs,
     console_audit,
     console_models,
     console_operators,
