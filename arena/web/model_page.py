@@ -44,6 +44,8 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
         "simulated": bool(snapshot and snapshot.params.get("include_simulated")),
         "label": lambda axis, value: taxonomy.label(axis, value).name if taxonomy.has(axis, value) else value,
         "text_accuracy": accuracy_texts(reader.engine).get(slug),
+        # a text-to-image time is listed once it rests on enough samples (as on the leaderboard)
+        "timing_min": reader.min_timing_samples if detail.info.modality == "text_to_image" else 0,
     }
     return request.app.state.templates.TemplateResponse(request, "model.html", context)
 

@@ -236,3 +236,13 @@ def test_bad_query_values_are_422(web, query):
     page = web.get("/leaderboard", params=query)
     assert page.status_code == 422
     assert page.json()["detail"] == "invalid request"
+
+
+def test_a_model_page_says_collecting_until_the_minimum_number_of_timing_samples(lb):
+    settings = lb.settings.model_copy(update={"min_timing_samples": 1000})
+    app = create_app(settings, engine=lb.engine, clock=lb.clock)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=20) as client:
+        html = client.get("/models/lb-aurora").text
+    assert "collecting (" in html and "of 1000 samples)" in html
+    assert "Collecting:" in html and "successful samples so far" in html
+    assert 'id="trend-table"' not in html  # no time or trend is shown before the minimum
