@@ -26,6 +26,7 @@ from arena.voting.sessions import VoterSessions, resolve_secret
 from arena.web import (
     admin,
     api,
+    apidocs,
     console_audit,
     console_models,
     console_operators,
@@ -72,6 +73,8 @@ def create_app(
         title="Image arena",
         version=__version__,
         description="Blind pairwise votes between image models, Bradley-Terry leaderboards, timing runs.",
+        docs_url=None,  # served by arena.web.apidocs from vendored files (no CDN, no inline script)
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine or make_engine(settings.database_url)
@@ -92,6 +95,7 @@ def create_app(
     app.state.templates.env.globals["demo_mode"] = settings.demo_mode
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(api.router)
+    app.include_router(apidocs.router)
     app.include_router(media.router)
     app.include_router(voting.router)
     app.include_router(leaderboard.router)
