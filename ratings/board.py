@@ -209,7 +209,8 @@ def _fit_board(
         cov,
         level=opts.level,
         replicates=unc.replicates,
-        rng=board_rng(opts.seed, key),
+        # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the board's name
+        rng=np.random.default_rng(opts.seed),
     )
     rows = tuple(
         BoardRow(

@@ -65,10 +65,14 @@ def rank_probabilities(draws: np.ndarray, top_k: int = TOP_K) -> tuple[np.ndarra
 
 
 def normal_draws(theta: np.ndarray, cov: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_draws, n)`` draws from the normal centred at ``theta`` with the (singular) covariance ``cov``."""
+    """``(n_draws, n)`` draws from the normal centred at ``theta`` with the (singular) covariance ``cov``.
+
+    The symmetric square root is used: unlike eigenvectors (whose signs are arbitrary) it is a continuous
+    function of ``cov``, so the same board computed along two paths gets the same draws.
+    """
     values, vectors = np.linalg.eigh(np.asarray(cov, dtype=np.float64))
-    root = vectors * np.sqrt(np.clip(values, 0.0, None))
-    return np.asarray(theta)[None, :] + rng.standard_normal((n_draws, len(values))) @ root.T
+    root = (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+    return np.asarray(theta)[None, :] + rng.standard_normal((n_draws, len(values))) @ root
 
 
 def votes_to_settle(gap: float, variance: float, p: float, level: float, efficiency: float = 1.0) -> float:
@@ -111,7 +115,11 @@ def board_certainty(
     if replicates is not None:
         draws, source = replicates, "bootstrap"
     else:
-        draws = normal_draws(theta, covariance, NORMAL_DRAWS, rng or np.random.default_rng(0))
+        # drawn in model-name order, so the figures do not depend on the order models were met in the votes
+        named = np.argsort(np.asarray(counts.models, dtype=object))
+        back = np.argsort(named)
+        cov = np.asarray(covariance)[np.ix_(named, named)]
+        draws = normal_draws(theta[named], cov, NORMAL_DRAWS, rng or np.random.default_rng(0))[:, back]
         source = "normal"
     p_best, p_top = rank_probabilities(draws)
     n = len(theta)
