@@ -7,11 +7,14 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import Engine
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from arena import __version__, audit
 from arena.db import make_engine
@@ -124,9 +127,30 @@ def create_app(
         audit.SOURCE.set("web")  # audit rows written while serving a request say "web"
         return await call_next(request)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # Starlette names only the first matching route's methods; name them all
+            headers["Allow"] = ", ".join(allowed_methods(app, request.scope))
+        return await http_exception_handler(
+            request, StarletteHTTPException(exc.status_code, exc.detail, headers)
+        )
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
         return JSONResponse({"detail": "invalid request", "errors": errors}, status_code=422)
 
     return app
+
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+def allowed_methods(app: FastAPI, scope: dict[str, Any]) -> list[str]:
+    """Every method some route of `app` fully matches on this request's path (for a 405's Allow header)."""
+    return [
+        method
+        for method in METHODS
+        if any(route.matches({**scope, "method": method})[0] == Match.FULL for route in app.router.routes)
+    ]

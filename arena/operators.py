@@ -53,10 +53,12 @@ def _aware(moment: datetime | None) -> datetime | None:
 
 def add_operator(session: Session, name: str, role: str, *, actor: str) -> str:
     """Create an operator and return their token (shown once; only its hash is stored)."""
-    if not NAME.match(name) or name == BOOTSTRAP:
+    if not NAME.match(name):
         raise OperatorError(
-            f"bad operator name '{name}': 1-64 of a-z 0-9 . _ - starting with a letter or digit, not 'bootstrap'"
+            f"bad operator name '{name}': 1-64 of a-z 0-9 . _ - starting with a letter or digit"
         )
+    if name == BOOTSTRAP:
+        raise OperatorError(f"operator '{name}' already exists (the operator token's built-in name)")
     if role not in ROLES:
         raise OperatorError(f"unknown role '{role}' (use {', '.join(ROLES)})")
     if session.exec(select(Operator).where(Operator.name == name)).first() is not None:

@@ -108,24 +108,29 @@ def simulate(
         ]
     report.sessions = {v.session_id: "honest" for v in honest} | {v.session_id: "sybil" for v in sybils}
     now = start
-    for n in range(votes):
-        is_sybil = campaign is not None and rng.random() < campaign.share
-        voter = sybils[int(rng.integers(len(sybils)))] if is_sybil else honest[int(rng.integers(len(honest)))]
-        now = now + timedelta(seconds=float(rng.exponential(2.0)))
-        matchup = service.serve_matchup(voter, modality, rng, now)
-        for url in matchup["images"].values():
-            service.fetch_image(url.rsplit("/", 1)[1], voter.session_id, now)
-        left, right = service.peek_models(matchup["id"])
-        choice = _choose(rng, truth, left, right, campaign if is_sybil else None)
-        seconds = float(rng.lognormal(np.log(MEDIAN_SECONDS), 0.4))
-        service.cast_vote(voter, matchup["id"], choice, now + timedelta(seconds=seconds))
-        report.votes += 1
-        if is_sybil:
-            report.sybil_votes += 1
-        else:
-            report.honest_votes += 1
-        if progress is not None:
-            progress(n + 1)
+    # The matchmaking pool ages by simulated time and rebuilds in this thread: the same seed serves the same
+    # matchups on a fast or a loaded machine.
+    with service.pool.driven_by(lambda: (now - start).total_seconds()):
+        for n in range(votes):
+            is_sybil = campaign is not None and rng.random() < campaign.share
+            voter = (
+                sybils[int(rng.integers(len(sybils)))] if is_sybil else honest[int(rng.integers(len(honest)))]
+            )
+            now = now + timedelta(seconds=float(rng.exponential(2.0)))
+            matchup = service.serve_matchup(voter, modality, rng, now)
+            for url in matchup["images"].values():
+                service.fetch_image(url.rsplit("/", 1)[1], voter.session_id, now)
+            left, right = service.peek_models(matchup["id"])
+            choice = _choose(rng, truth, left, right, campaign if is_sybil else None)
+            seconds = float(rng.lognormal(np.log(MEDIAN_SECONDS), 0.4))
+            service.cast_vote(voter, matchup["id"], choice, now + timedelta(seconds=seconds))
+            report.votes += 1
+            if is_sybil:
+                report.sybil_votes += 1
+            else:
+                report.honest_votes += 1
+            if progress is not None:
+                progress(n + 1)
     report.end = now
     return report
 

@@ -196,6 +196,8 @@ def world(settings: Settings, initialized: Engine) -> Engine:
     text = "".join(WORLD_MODELS.format(i=i, modality="text_to_image") for i in range(4)) + "".join(
         WORLD_MODELS.format(i=i, modality="image_editing") for i in range(4, 7)
     )
+    if not settings.models_file.exists():  # the world's models file is the one it was synced from
+        settings.models_file.write_text(text, encoding="utf-8")
     with Session(initialized) as s:
         sync_registry(s, parse_registry(text))
         jobs = plan_jobs(s, settings.media_dir)

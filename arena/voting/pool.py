@@ -14,7 +14,8 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +94,21 @@ class PoolCache:
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
         self.refreshes = 0
+
+    @contextmanager
+    def driven_by(self, clock: Callable[[], float]) -> Iterator[None]:
+        """Within the block, age pools by `clock` (simulated seconds) and rebuild them in the caller's thread,
+        so a seeded simulation serves the same matchups however fast the machine runs."""
+        saved = (self.clock, self.background)
+        with self._lock:
+            self._pools.clear()
+            self.clock, self.background = clock, False
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._pools.clear()
+                self.clock, self.background = saved
 
     def invalidate(self) -> None:
         """Rebuild every cached pool now, in the caller's thread (after generation, retirement or a new

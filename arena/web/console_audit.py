@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any
+from datetime import UTC, date, datetime, timedelta
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
 from fastapi.responses import HTMLResponse, StreamingResponse
+from pydantic import AfterValidator, StringConstraints, WithJsonSchema
 from sqlmodel import Session
 
 from arena import audit
@@ -30,7 +31,7 @@ def _day(value: str | None, name: str) -> datetime | None:
         return datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
         raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_ENTITY, f"{name} must be a date YYYY-MM-DD"
+            status.HTTP_422_UNPROCESSABLE_CONTENT, f"{name} must be a date YYYY-MM-DD"
         ) from None
 
 
@@ -54,59 +55,77 @@ def _rows(request: Request, params: dict[str, str | None], limit: int | None) ->
         return [audit.as_dict(r) for r in session.exec(stmt).scalars()]
 
 
-Actor = Annotated[str | None, Query(description="Exactly this operator.")]
-Action = Annotated[str | None, Query(description="Actions starting with this, e.g. `prompts.`.")]
-Source = Annotated[str | None, Query(description="cli, web or system.")]
-Target = Annotated[str | None, Query(description="Exactly this target (a prompt id, model slug, ...).")]
-Since = Annotated[str | None, Query(description="From this day (YYYY-MM-DD, UTC).")]
-Until = Annotated[str | None, Query(description="Up to and including this day (YYYY-MM-DD, UTC).")]
+DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _iso_day(value: str) -> str:
+    date.fromisoformat(value)  # a day that does not exist: the ValueError becomes a 422 naming the parameter
+    return value
+
+
+#: A calendar day written YYYY-MM-DD and nothing else (pydantic's own date parsing also takes "0" or a timestamp).
+IsoDay = Annotated[
+    str,
+    StringConstraints(pattern=DAY_PATTERN),
+    AfterValidator(_iso_day),
+    WithJsonSchema({"type": "string", "format": "date", "pattern": DAY_PATTERN}),
+]
+#: Free text compared exactly or as a prefix; NUL is the one character no database column can hold.
+Text = Annotated[str, StringConstraints(pattern=r"^[^\x00]{0,200}$")]
+
+
+class AuditFilters:
+    """The audit API's filters, shared by the JSON and the export route."""
+
+    def __init__(
+        self,
+        actor: Annotated[Text | None, Query(description="Exactly this operator.")] = None,
+        action: Annotated[
+            Text | None, Query(description="Actions starting with this, e.g. `prompts.`.")
+        ] = None,
+        source: Annotated[
+            Literal["cli", "web", "system"] | None, Query(description="Where the action came from.")
+        ] = None,
+        target: Annotated[
+            Text | None, Query(description="Exactly this target (a prompt id, model slug, ...).")
+        ] = None,
+        since: Annotated[IsoDay | None, Query(description="From this day (YYYY-MM-DD, UTC).")] = None,
+        until: Annotated[
+            IsoDay | None, Query(description="Up to and including this day (YYYY-MM-DD, UTC).")
+        ] = None,
+    ) -> None:
+        self.params: dict[str, str | None] = {
+            "actor": actor,
+            "action": action,
+            "source": source,
+            "target": target,
+            "since": since,
+            "until": until,
+        }
+
+
+Filters = Annotated[AuditFilters, Depends()]
 
 
 @router.get("/api/v1/admin/audit")
 def audit_json(
     request: Request,
     _who: OperatorReadDep,
-    actor: Actor = None,
-    action: Action = None,
-    source: Source = None,
-    target: Target = None,
-    since: Since = None,
-    until: Until = None,
+    filters: Filters,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> list[dict[str, Any]]:
     """The newest audit entries matching the filters: who, what, when, from where, before and after."""
-    params = {
-        "actor": actor,
-        "action": action,
-        "source": source,
-        "target": target,
-        "since": since,
-        "until": until,
-    }
-    return _rows(request, params, limit)
+    return _rows(request, filters.params, limit)
 
 
-@router.get("/api/v1/admin/audit/export")
-def audit_export(
-    request: Request,
-    _who: OperatorReadDep,
-    actor: Actor = None,
-    action: Action = None,
-    source: Source = None,
-    target: Target = None,
-    since: Since = None,
-    until: Until = None,
-) -> StreamingResponse:
+@router.get(
+    "/api/v1/admin/audit/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}},
+)
+def audit_export(request: Request, _who: OperatorReadDep, filters: Filters) -> StreamingResponse:
     """Every matching audit entry as JSON lines (newest first), for archiving or analysis."""
-    params = {
-        "actor": actor,
-        "action": action,
-        "source": source,
-        "target": target,
-        "since": since,
-        "until": until,
-    }
-    rows = _rows(request, params, None)
+    rows = _rows(request, filters.params, None)
 
     def lines() -> Iterator[str]:
         for row in rows:

@@ -3,11 +3,12 @@ and the models-file reload with a diff preview (the same sync as `arena init`)."
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, Field, StrictBool
 
 from arena import model_admin
 from arena.operators import Identity
@@ -35,7 +36,7 @@ def _preview(request: Request) -> dict[str, Any]:
     try:
         return model_admin.reload_preview(request.app.state.engine, request.app.state.settings.models_file)
     except RegistryError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(exc)) from None
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
 
 
 @router.get("/admin/models", response_class=HTMLResponse, include_in_schema=False)
@@ -110,14 +111,34 @@ def reload_json(request: Request, actor: OperatorDep) -> dict[str, Any]:
     )
 
 
+class SetActive(BaseModel):
+    """Activate or deactivate a model."""
+
+    field: Literal["active"]
+    value: StrictBool
+
+
+class SetKind(BaseModel):
+    """Mark a model as a standard or a modified (distilled, quantized, ...) endpoint."""
+
+    field: Literal["endpoint_kind"]
+    value: Literal["standard", "modified"]
+
+
+class SetCohort(BaseModel):
+    """Move a model between the current and the legacy cohort."""
+
+    field: Literal["cohort"]
+    value: Literal["current", "legacy"]
+
+
+ModelChange = Annotated[SetActive | SetKind | SetCohort, Field(discriminator="field")]
+
+
 @router.post("/api/v1/admin/models/{slug}")
 def set_json(
-    request: Request,
-    slug: str,
-    actor: OperatorDep,
-    field: Annotated[str, Body(embed=True, description="active, endpoint_kind or cohort")],
-    value: Annotated[bool | str, Body(embed=True)],
+    request: Request, slug: str, actor: OperatorDep, change: Annotated[ModelChange, Body()]
 ) -> dict[str, Any]:
-    """Change one model's active flag, endpoint kind or cohort."""
-    _set(request, slug, field, value, actor)
-    return {"slug": slug, field: value}
+    """Change one model's active flag, endpoint kind or cohort (409 when it already has that value)."""
+    _set(request, slug, change.field, change.value, actor)
+    return {"slug": slug, change.field: change.value}

@@ -3,7 +3,7 @@ shown once), revoke one (their sessions end at once)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
@@ -93,8 +93,10 @@ def operators_json(request: Request, _who: OperatorReadDep) -> list[dict[str, An
 def add_json(
     request: Request,
     actor: AdminDep,
-    name: Annotated[str, Body(embed=True)],
-    role: Annotated[str, Body(embed=True)] = "operator",
+    name: Annotated[
+        str, Body(embed=True, pattern=operators.NAME.pattern, description="1-64 of a-z 0-9 . _ -")
+    ],
+    role: Annotated[Literal["viewer", "operator", "admin"], Body(embed=True)] = "operator",
 ) -> dict[str, str]:
     """Add an operator (admin role); the response carries their token, the only time it is shown."""
     return {"name": name, "role": role, "token": _add(request, name, role, actor)}

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Body, File, Form, HTTPException, Query, Request, UploadFile, status
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlmodel import Session
 
 from arena import prompt_admin
@@ -49,7 +49,7 @@ def import_text(request: Request, text: str, batch: str, actor: str) -> list[str
     """Import a JSON-lines batch all-or-nothing (ImportFailed lists every bad line); the imported ids."""
     settings = request.app.state.settings
     if batch and not (len(batch) == 7 and batch[4] == "-" and batch.replace("-", "").isdigit()):
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "batch must be a month as YYYY-MM")
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "batch must be a month as YYYY-MM")
     with Session(request.app.state.engine) as session:
         report = import_prompt_lines(
             session,
@@ -113,10 +113,10 @@ async def prompts_upload(
     """Import an uploaded JSON-lines file, or show every bad line (nothing imported)."""
     actor = check_form_post(request, settings, csrf)
     if file is None:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "choose a JSON-lines file to upload")
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "choose a JSON-lines file to upload")
     data = await file.read(MAX_UPLOAD_BYTES + 1)
     if len(data) > MAX_UPLOAD_BYTES:
-        raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "the file is larger than 2 MiB")
+        raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, "the file is larger than 2 MiB")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -206,7 +206,7 @@ def prompts_json(
     style: str = "",
     status_: Annotated[str, Query(alias="status")] = "",
     batch: str = "",
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[int, Query(ge=1, le=2**31 // PAGE)] = 1,
 ) -> dict[str, Any]:
     """Search the pool: prompts matching every filter, 50 a page, with the total."""
     params = {"q": q, "modality": modality, "use_case": use_case, "capability": capability}
@@ -218,15 +218,27 @@ def prompts_json(
 def prompts_import_json(
     request: Request,
     actor: OperatorDep,
-    lines: Annotated[str, Body(embed=True, max_length=MAX_UPLOAD_BYTES)],
-    batch: Annotated[str, Body(embed=True)] = "",
+    lines: Annotated[
+        str, Body(embed=True, max_length=MAX_UPLOAD_BYTES, description="Prompt cards, JSON lines.")
+    ],
+    batch: Annotated[
+        str, Body(embed=True, pattern=r"^(\d{4}-\d{2})?$", description="YYYY-MM or empty.")
+    ] = "",
 ) -> Any:
-    """Import JSON lines all-or-nothing; 422 with every bad line when any is refused."""
+    """Import JSON lines all-or-nothing; 422 with every refused line (`errors[].loc` ends with the line number)
+    when any is refused, and then nothing is imported."""
     try:
-        added = import_text(request, lines, batch.strip(), actor)
+        added = import_text(request, lines, batch, actor)
     except ImportFailed as exc:
-        errors = [{"line": e.line, "message": e.message} for e in exc.errors]
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, {"imported": 0, "errors": errors}) from None
+        errors = [{"loc": ["body", "lines", e.line], "msg": e.message} for e in exc.errors]
+        return JSONResponse(
+            {
+                "detail": f"{len(errors)} line(s) refused; nothing was imported",
+                "imported": 0,
+                "errors": errors,
+            },
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
     return {"imported": len(added), "ids": added}
 
 

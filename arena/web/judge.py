@@ -4,9 +4,9 @@ bearer token; model names are shown here because these matchups were already vot
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request, status
+from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.responses import FileResponse, HTMLResponse
 from sqlalchemy import select
 
@@ -58,7 +58,9 @@ def judge_page(request: Request, settings: SettingsDep, run: int | None = None) 
 
 
 @router.get("/api/v1/admin/judge/report")
-def judge_report_json(request: Request, _operator: OperatorReadDep, run: int | None = None) -> dict[str, Any]:
+def judge_report_json(
+    request: Request, _operator: OperatorReadDep, run: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None
+) -> dict[str, Any]:
     """The calibration report of a judge run (default: the latest) as JSON."""
     report = _report(request, run)
     if report is None:

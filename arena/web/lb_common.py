@@ -20,6 +20,7 @@ _LOCK = threading.Lock()
 
 BOARD_PATTERN = r"^(overall|(use_case|capability)=[a-z0-9_]{1,64})$"
 MODALITY_PATTERN = r"^[a-z0-9_]{1,32}$"
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"  # a model slug (arena.registry.SLUG)
 
 ModalityQuery = Annotated[
     str, Query(pattern=MODALITY_PATTERN, description="text_to_image or image_editing (404 when unknown).")

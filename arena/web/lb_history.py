@@ -6,11 +6,12 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from arena.leaderboard.history import BoardHistory
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_common import (
+    SLUG_PATTERN,
     BoardQuery,
     ModalityQuery,
     NotFound,
@@ -61,7 +62,8 @@ def leaderboard_history(
     modality: ModalityQuery = "text_to_image",
     board: BoardQuery = "overall",
     model: Annotated[
-        list[str] | None, Query(description="Model slugs (repeatable); all when absent.")
+        list[Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]] | None,
+        Query(description="Model slugs (repeatable); all when absent."),
     ] = None,
 ) -> HistoryOut:
     """Each model's rating, interval, rank and votes in every stored snapshot of a board, and the snapshots

@@ -35,6 +35,8 @@ VALIDATION_ERROR = {
         },
     },
 }
+#: What the request guard enforces on every path and query value (arena.web.guards: 400 otherwise).
+NO_NUL = r"^[^\x00]*$"
 _ERROR_REF = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
@@ -52,9 +54,11 @@ def conforming_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
         schemas["HTTPValidationError"] = VALIDATION_ERROR
         for path in schema.get("paths", {}).values():
             for operation in path.values():
+                for parameter in operation.get("parameters", []):
+                    _no_nul(parameter.get("schema", {}))
                 responses = operation.setdefault("responses", {})
                 for code, answer in list(responses.items()):
-                    if code.startswith("4") and code != "422" and "content" not in answer:
+                    if ((code.startswith("4") and code != "422") or code == "503") and "content" not in answer:
                         responses[code] = {"description": answer.get("description", "Error"), **_ERROR_REF}
                 responses.setdefault("4XX", {"description": "The request was refused.", **_ERROR_REF})
                 responses.setdefault(
@@ -65,3 +69,13 @@ def conforming_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
         return schema
 
     return build
+
+
+def _no_nul(schema: dict[str, Any]) -> None:
+    """Say in a parameter's schema that its strings hold no NUL, unless a pattern or fixed values already do."""
+    for option in schema.get("anyOf", []):
+        _no_nul(option)
+    if schema.get("type") == "array":
+        _no_nul(schema.get("items", {}))
+    if schema.get("type") == "string" and not {"pattern", "enum", "const", "format"} & schema.keys():
+        schema["pattern"] = NO_NUL

@@ -70,7 +70,16 @@ def _raise(exc: VoteError) -> None:
     raise HTTPException(exc.status, exc.message) from None
 
 
-@router.post("/api/v1/matchups", dependencies=[Depends(same_origin)])
+@router.post(
+    "/api/v1/matchups",
+    dependencies=[Depends(same_origin)],
+    responses={
+        503: {
+            "description": "No matchups yet (fewer than two active models with outputs for a prompt of this "
+            "modality), busy, or the database is unreachable."
+        }
+    },
+)
 def new_matchup(body: MatchupRequest, request: Request, response: Response) -> dict:
     """A blind matchup: prompt, hints, two image URLs (left/right random), and the vote's proof-of-work challenge."""
     state = request.app.state
