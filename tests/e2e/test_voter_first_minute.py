@@ -112,6 +112,7 @@ def test_scrolling_keys_scroll_and_vote_for_nothing(browser, demo_site, initiali
     for key in ("ArrowDown", "Space", "PageDown", "ArrowUp"):
         start = "document.documentElement.scrollHeight" if key == "ArrowUp" else "0"
         page.evaluate(f"window.scrollTo({{top: {start}, behavior: 'instant'}})")
+        page.wait_for_timeout(400)  # keyboard scrolling is animated: let an earlier scroll settle first
         before = page.evaluate("window.scrollY")
         page.keyboard.press(key)
         moved = "<" if key == "ArrowUp" else ">"
