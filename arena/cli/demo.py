@@ -1,7 +1,8 @@
 """`arena demo`: bring a fresh directory to a populated arena in one step (what `make run` does).
 
 Creates or upgrades the database, generates every missing sandbox output, casts a simulated vote history
-once (only when the database has no simulated votes yet) and takes a snapshot in demo mode, so the
+once (only when the database has no simulated votes yet), writes simulated timing samples once (run ids
+`simulated-...`, see arena.demo_timing) and takes a snapshot in demo mode, so the
 leaderboard has numbers before anyone votes. Running it again only fills what is missing.
 
 With `--serve` (what `make run` does) the arena is served as soon as the database is ready and the rest is
@@ -21,7 +22,8 @@ from sqlalchemy import func, select
 
 from arena.cli.common import engine_for, fail, load_settings
 from arena.cli.generate import generate
-from arena.db.tables import Vote
+from arena.db.tables import Vote, utcnow
+from arena.demo_timing import has_simulated_timing, simulate_timing
 from arena.initialize import initialize
 from arena.settings import Settings
 from arena.simulation import run_simulation
@@ -108,6 +110,10 @@ def _prepare(settings: Settings, votes: int, voters: int, seed: int, progress: D
                     )
                 except ValueError as exc:
                     typer.echo(f"  skipped: {exc}", err=True)
+        if not has_simulated_timing(engine):
+            progress.stage = "simulating timing samples"
+            written = simulate_timing(engine, utcnow(), seed=seed)
+            typer.echo(f"simulated {written} timing sample(s) over 14 days", err=True)
         progress.stage = "computing the boards"
         snap = take_snapshot(engine, settings)
     if not snap.boards:
