@@ -1,7 +1,7 @@
 """The variety rules through the real serve path on both databases: on a demo-sized field (6 text-to-image
-models, 15 pairs) whose vote plan wants a single pair, 1,000 matchups served to 50 sessions of 20 respect the
+models, 15 pairs) whose vote plan wants a single pair, 2,000 matchups served to 100 sessions of 20 respect the
 window cap in every window of 200 and the per-session rules (tests/unit/test_matchmaking_variety.py runs the same
-rules over 2,000 matchups in memory); the operators' audit shows realised pair shares next to planned ones."""
+rules in memory); the operators' audit shows realised pair shares next to planned ones."""
 
 from datetime import timedelta
 
@@ -46,13 +46,13 @@ def _served(engine: Engine) -> tuple[list[tuple[str, str]], dict[str, list[tuple
     return [(a, b) for _, a, b in rows], sessions
 
 
-def test_a_thousand_served_matchups_keep_the_window_cap_and_the_session_rules(settings, initialized):
+def test_two_thousand_served_matchups_keep_the_window_cap_and_the_session_rules(settings, initialized):
     build_demo_field(settings, initialized)
     service = ArenaService(initialized, settings, load_taxonomy(), pool=OnePairPlan(initialized))
     rng = np.random.default_rng(7)
     now = utcnow()
     step = 0
-    for group in range(5):  # 5 groups of 10 sessions served interleaved: 50 sessions x 20 = 1,000
+    for group in range(10):  # 10 groups of 10 sessions served interleaved: 100 sessions x 20 = 2,000
         names = [f"session-{group}-{k}" for k in range(10)]
         for _ in range(20):
             for name in rng.permutation(names):
@@ -61,12 +61,12 @@ def test_a_thousand_served_matchups_keep_the_window_cap_and_the_session_rules(se
                     Voter(str(name)), "text_to_image", rng, now + timedelta(milliseconds=step)
                 )
     served, sessions = _served(initialized)
-    assert len(served) == 1000 and len(sessions) == 50
+    assert len(served) == 2000 and len(sessions) == 100
     assert worst_window(served) <= 40  # 3 x 200 / 15
     for name, sequence in sessions.items():
         assert len(sequence) == 20
         assert session_breaches(sequence, 15) == [], name
-    favoured = sum(1 for p in served[200:] if set(p) == set(FAVOURED)) / 800
+    favoured = sum(1 for p in served[200:] if set(p) == set(FAVOURED)) / 1800
     assert 0.15 < favoured <= 0.2  # the plan still gets its way, up to the cap
 
 
