@@ -53,7 +53,7 @@ from ratings.uncertainty import board_uncertainty
 from ratings.votes import Votes, factorize
 from ratings.weighting import OVERALL, BoardKey
 
-__all__ = ["board_rng", "compute_all_boards", "compute_board", "count_votes"]
+__all__ = ["board_rng", "compute_all_boards", "compute_board", "count_votes", "fit_selected_rows"]
 
 UnboundedPolicy = Literal["exclude", "raise"]
 
@@ -82,7 +82,7 @@ class _Options:
             raise ValueError(f"unbounded must be 'exclude' or 'raise' (got {self.unbounded!r})")
 
 
-def board_rng(seed: int, key: BoardKey) -> np.random.Generator:
+def board_rng(seed: int, key: BoardKey | str) -> np.random.Generator:
     """The bootstrap generator of one board: a function of the seed and the board's name only."""
     digest = hashlib.blake2b(str(key).encode(), digest_size=8).digest()
     words = tuple(int.from_bytes(digest[k : k + 4], "little") for k in (0, 4))
@@ -170,7 +170,7 @@ def _exclude_unbounded(
 
 
 def _fit_board(
-    board: BoardRows, key: BoardKey, anchor: str, opts: _Options, tables: TableCache | None = None
+    board: BoardRows, key: BoardKey | str, anchor: str, opts: _Options, tables: TableCache | None = None
 ) -> Board:
     if board.n_votes == 0:
         raise NoVotesError(f"board '{key}'")
@@ -309,6 +309,28 @@ def compute_board(
     )
     rows = count_votes(votes, cohorts)
     return _fit_board(_select(rows, key), key, anchor or default_anchor(key), opts)
+
+
+def fit_selected_rows(
+    rows: VoteRows,
+    mask: np.ndarray,
+    *,
+    name: str,
+    anchor: str,
+    anchor_rating: float = DEFAULT_ANCHOR_RATING,
+    interval: IntervalMethod = "bootstrap",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+    min_votes: int = DEFAULT_MIN_VOTES,
+) -> Board:
+    """Fit a board of any selection of counted rows (`mask` over `rows`), e.g. one use case x capability cell
+    or the votes on prompts with some tags. Same steps as a slice board (no cell balancing); `name` seeds the
+    bootstrap, as a board's key does. Raises RatingsError as `compute_board` does."""
+    opts = _Options(
+        anchor_rating, interval, n_bootstrap, seed, level, min_votes, "exclude", DEFAULT_TOL, DEFAULT_MAX_ITER
+    )
+    return _fit_board(board_rows(rows, np.asarray(mask, dtype=bool)), name, anchor, opts)
 
 
 def compute_all_boards(

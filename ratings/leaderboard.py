@@ -80,7 +80,7 @@ class Board:
         the sandwich. ``ELO_PER_NAT * replicates`` are rating draws up to one constant per board.
     """
 
-    key: BoardKey
+    key: BoardKey | str  # a str names a board fitted from a selection (ratings.board.fit_selected_rows)
     anchor: str
     anchor_rating: float
     rows: tuple[BoardRow, ...]

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Engine, func, select
 
 from arena.db.tables import Model, RatingSnapshot
 from arena.latency import LatencyStats, latency_stats
+from arena.leaderboard.combined import CombinedCache, parse_combined
 from arena.leaderboard.examples import Example, example_matchups
 from arena.leaderboard.history import BoardHistory, board_history
 from arena.leaderboard.published import VoteSet
@@ -51,6 +52,10 @@ class BoardView:
     hidden_modified: int
     boards: dict[str, PublishedBoard]
     models: dict[str, ModelInfo]
+    combined: bool = (
+        False  # fitted on request (arena.leaderboard.combined), not published by the snapshot job
+    )
+    problem: str | None = None  # why a combined board could not be fitted
 
     def slice_rating(self, key: str, model: str) -> BoardEntry | None:
         """`model`'s row on slice board `key`, if it has one (heat map cells)."""
@@ -105,6 +110,7 @@ class LeaderboardReader:
         self._examples: OrderedDict[tuple[VoteSet, str], list[Example]] = OrderedDict()
         self._lock = threading.Lock()
         self._history: OrderedDict[tuple[str, str, int], BoardHistory] = OrderedDict()
+        self.combined = CombinedCache()
 
     def history(self, modality: str, board: str) -> BoardHistory:
         """Every snapshot of one board as per-model series, read once per newest snapshot."""
@@ -170,10 +176,21 @@ class LeaderboardReader:
         """The rows of `board` (a key from `board_keys`) and the latest snapshot of every board (the last one
         taken at or before `at`, when given)."""
         keys = board_keys(self.taxonomy)
+        combined = parse_combined(board)
+        problem = None
         with self.engine.connect() as conn:
             boards = self.snapshots.boards(conn, modality, keys, at)
             models = load_models(conn)
-        published = boards.get(board)
+            if combined is None:
+                published = boards.get(board)
+            elif "overall" not in boards:
+                published, problem = None, "no snapshot yet"
+            else:
+                slice_anchor = next(
+                    (b.params.get("anchor") for k, b in boards.items() if k != "overall"), None
+                )
+                result = self.combined.get(conn, modality, combined, boards["overall"], slice_anchor)
+                published, problem = result.board, result.problem
         rows: list[LeaderboardRow] = []
         hidden = 0
         if published is not None:
@@ -189,12 +206,14 @@ class LeaderboardReader:
         return BoardView(
             modality=modality,
             board=board,
-            label=board_label(self.taxonomy, board),
+            label=combined.label(self.taxonomy) if combined else board_label(self.taxonomy, board),
             published=published,
             rows=rows,
             hidden_modified=hidden,
             boards=boards,
             models=models,
+            combined=combined is not None,
+            problem=problem,
         )
 
     def model_detail(self, slug: str) -> ModelDetail | None:

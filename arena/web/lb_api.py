@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from arena.leaderboard import BoardView, ModelDetail, PublishedBoard
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_common import (
-    BoardQuery,
+    AnyBoardQuery,
     IncludeModifiedQuery,
     ModalityQuery,
     NotFound,
@@ -144,7 +144,7 @@ def _view(
     at: datetime | None = None,
 ) -> BoardView:
     try:
-        check_board(taxonomy, modality, board)
+        board = check_board(taxonomy, modality, board, combined=True)
     except NotFound as exc:
         raise api_not_found(exc) from None
     if at is not None and at.tzinfo is None:
@@ -152,6 +152,8 @@ def _view(
     view = reader.board_view(
         modality, board, include_modified=include_modified, sort=sort, descending=order == "desc", at=at
     )
+    if view.published is None and view.problem:
+        raise api_not_found(NotFound(f"no {modality} board '{board}': {view.problem}"))
     if view.published is None:
         when = f" at or before {at.isoformat()}" if at is not None else " yet"
         raise api_not_found(NotFound(f"no published snapshot for {modality} board '{board}'{when}"))
@@ -163,7 +165,7 @@ def leaderboard(
     reader: ReaderDep,
     taxonomy: TaxonomyDep,
     modality: ModalityQuery = "text_to_image",
-    board: BoardQuery = "overall",
+    board: AnyBoardQuery = "overall",
     include_modified: IncludeModifiedQuery = False,
     sort: SortQuery = "rank",
     order: OrderQuery = "asc",
@@ -194,7 +196,7 @@ def leaderboard_csv(
     reader: ReaderDep,
     taxonomy: TaxonomyDep,
     modality: ModalityQuery = "text_to_image",
-    board: BoardQuery = "overall",
+    board: AnyBoardQuery = "overall",
     include_modified: IncludeModifiedQuery = False,
 ) -> Response:
     """The same board as CSV (the columns of `/api/v1/leaderboard` rows)."""
@@ -207,7 +209,7 @@ def leaderboard_csv(
         record = row.model_dump()
         record["above"] = "" if row.above is None else ";".join(row.above)  # slugs, ';'-separated
         writer.writerow({key: csv_cell(value) for key, value in record.items()})
-    name = f"leaderboard-{modality}-{board.replace('=', '-')}.csv"
+    name = f"leaderboard-{modality}-{view.board.replace('=', '-').replace(',', '_')}.csv"
     return Response(
         out.getvalue(),
         media_type="text/csv; charset=utf-8",

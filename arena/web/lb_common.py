@@ -14,6 +14,7 @@ from fastapi import Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from arena.leaderboard import LeaderboardReader, board_keys
+from arena.leaderboard.combined import check_combined, parse_combined
 from prompts_taxonomy import Taxonomy
 
 _LOCK = threading.Lock()
@@ -30,6 +31,17 @@ BoardQuery = Annotated[
     Query(
         pattern=BOARD_PATTERN,
         description="overall, use_case=<slug> or capability=<slug> (404 when the slug is not in the taxonomy).",
+    ),
+]
+_FILTER = r"(use_case|capability|style)=[a-z0-9_]{1,64}"
+ANY_BOARD_PATTERN = rf"^(overall|{_FILTER}(,{_FILTER}){{0,7}})$"
+AnyBoardQuery = Annotated[
+    str,
+    Query(
+        pattern=ANY_BOARD_PATTERN,
+        description="overall, use_case=<slug> or capability=<slug>; or a combined board fitted on request: "
+        "filters joined by commas, e.g. use_case=marketing_advertising,capability=text_rendering or "
+        "capability=text_rendering,style=photorealistic (404 when a slug is not in the taxonomy).",
     ),
 ]
 IncludeModifiedQuery = Annotated[
@@ -119,13 +131,28 @@ def cached_page(
     return response
 
 
-def check_board(taxonomy: Taxonomy, modality: str, board: str) -> None:
-    """Raise `NotFound` for a modality or board that is not in the taxonomy."""
+def check_board(taxonomy: Taxonomy, modality: str, board: str, *, combined: bool = False) -> str:
+    """The board's canonical key; `NotFound` for a modality or board that is not in the taxonomy. With
+    `combined`, a combined board (use case x capability x styles, arena.leaderboard.combined) is accepted."""
     if not taxonomy.has("modality", modality):
         known = ", ".join(taxonomy.slugs("modality"))
         raise NotFound(f"unknown modality '{modality}' (known: {known})")
-    if board not in board_keys(taxonomy):
-        raise NotFound(f"unknown board '{board}': use overall, use_case=<slug> or capability=<slug>")
+    if board in board_keys(taxonomy):
+        return board
+    if combined:
+        try:
+            filters = parse_combined(board)
+        except ValueError as exc:
+            raise NotFound(f"unknown board '{board}': {exc}") from None
+        if filters is not None:
+            problem = check_combined(taxonomy, filters)
+            if problem:
+                raise NotFound(f"unknown board '{board}': {problem}")
+            return filters.key
+    raise NotFound(
+        f"unknown board '{board}': use overall, use_case=<slug> or capability=<slug>"
+        + (" (or several joined by commas, with style=<slug>)" if combined else "")
+    )
 
 
 def api_not_found(exc: NotFound) -> HTTPException:

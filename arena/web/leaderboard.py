@@ -4,19 +4,22 @@ methodology page and the JSON/CSV API. Everything reads stored snapshots; nothin
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Annotated
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
+from pydantic import StringConstraints
 
 from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
+from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.web import compare, lb_api, lb_history, methodology, model_page
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
 from arena.web.lb_common import (
     FMT,
-    BoardQuery,
+    AnyBoardQuery,
     IncludeModifiedQuery,
     ModalityQuery,
     NotFound,
@@ -73,20 +76,33 @@ def _url(path: str, **params: object) -> str:
     return path + ("?" + urlencode(query) if query else "")
 
 
+SlugQuery = Annotated[str | None, Query(pattern=r"^[a-z0-9_]{0,64}$")]
+
+
 @router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
 def leaderboard_page(
     request: Request,
     reader: ReaderDep,
     taxonomy: TaxonomyDep,
     modality: ModalityQuery = "text_to_image",
-    board: BoardQuery = "overall",
+    board: AnyBoardQuery = "overall",
     include_modified: IncludeModifiedQuery = False,
     sort: SortQuery = "rank",
     order: OrderQuery = "asc",
+    use_case: SlugQuery = None,
+    capability: SlugQuery = None,
+    style: Annotated[
+        list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{0,64}$")]] | None, Query()
+    ] = None,
 ) -> HTMLResponse:
-    """A tab per modality, a board selector, the table with sortable columns, charts and the slice heat map."""
+    """A tab per modality, a board selector, the table with sortable columns, charts and the slice heat map.
+    `use_case`, `capability` and `style` (repeatable) ask for the board of their combination (one URL for a
+    reader's question); without them, `board` names the board."""
+    asked = combined_key(use_case, capability, style or [])
+    if asked is not None:
+        board = asked
     try:
-        check_board(taxonomy, modality, board)
+        board = check_board(taxonomy, modality, board, combined=True)
     except NotFound as exc:
         return page_not_found(request, exc.message)
     return cached_page(
@@ -146,6 +162,7 @@ def _render(
             for m in taxonomy.modalities
         ],
         "board_groups": _board_groups(taxonomy, view.boards),
+        "combine": _combine_options(taxonomy, board),
         "toggle_url": _url(
             "/leaderboard",
             modality=modality,
@@ -179,3 +196,19 @@ def _board_groups(
         ("Use cases", [o for o in options if o[0].startswith("use_case=")]),
         ("Capabilities", [o for o in options if o[0].startswith("capability=")]),
     ]
+
+
+def _combine_options(taxonomy: Taxonomy, board: str) -> dict[str, object]:
+    """The combined-board form: each axis's options and what the current board selects on it."""
+    filters = parse_combined(board) or Combined(
+        board.partition("=")[2] if board.startswith("use_case=") else None,
+        board.partition("=")[2] if board.startswith("capability=") else None,
+    )
+    return {
+        "use_cases": [(u.slug, u.name) for u in taxonomy.use_cases],
+        "capabilities": [(c.slug, c.name) for c in taxonomy.capabilities],
+        "styles": [(x.slug, x.name) for x in taxonomy.styles],
+        "use_case": filters.use_case or "",
+        "capability": filters.capability or "",
+        "style": filters.styles[0] if filters.styles else "",
+    }
