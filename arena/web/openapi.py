@@ -58,7 +58,9 @@ def conforming_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
                     _no_nul(parameter.get("schema", {}))
                 responses = operation.setdefault("responses", {})
                 for code, answer in list(responses.items()):
-                    if ((code.startswith("4") and code != "422") or code == "503") and "content" not in answer:
+                    if (
+                        (code.startswith("4") and code != "422") or code == "503"
+                    ) and "content" not in answer:
                         responses[code] = {"description": answer.get("description", "Error"), **_ERROR_REF}
                 responses.setdefault("4XX", {"description": "The request was refused.", **_ERROR_REF})
                 responses.setdefault(
