@@ -148,7 +148,9 @@ def session_record(conn: Connection, session_id: str, *, limit: int, offset: int
             )
         )
     return SessionRecord(
-        votes=votes, total=int(total or 0), counted={str(k): int(v) for k, v in counted.items()}
+        votes=votes,
+        total={str(k): int(v) for k, v in total.items()},
+        counted={str(k): int(v) for k, v in counted.items()},
     )
 
 
