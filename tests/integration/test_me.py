@@ -259,6 +259,7 @@ def test_the_agreement_figure_is_the_hand_count_over_decisive_votes_on_the_publi
     assert 0 < agreed < len(decisive)  # the figure can go either way in this world
     page = httpx.get(f"{me_world.url}/me", cookies={"arena_sid": me_world.mine})
     assert f"You agreed with the public board on <strong>{agreed} of {len(decisive)}</strong>" in page.text
+    assert "Model 1 (local sandbox) reads 1,000, as on the public board." in page.text
 
 
 def test_below_twenty_counted_votes_the_page_shows_progress_and_no_board(me_world):
@@ -270,6 +271,7 @@ def test_below_twenty_counted_votes_the_page_shows_progress_and_no_board(me_worl
     assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
     assert f"{len(MINE_EDITING)} of 20 counted votes" in page.text
     assert 'href="/me"' in page.text and '<html lang="en">' in page.text
+    assert "script-src 'self'" in page.headers["content-security-policy"]
 
 
 def test_votes_that_did_not_count_say_why_and_keep_their_models_hidden(me_world):
