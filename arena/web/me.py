@@ -8,7 +8,12 @@ the public overall board, with how often the voter agreed with the public favour
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -17,7 +22,7 @@ from fastapi.responses import HTMLResponse, Response
 from arena.leaderboard import PublishedBoard
 from arena.leaderboard.store import load_models
 from arena.voting.personal import MIN_COUNTED_VOTES, PersonalBoard, agreement, personal_board
-from arena.voting.record import counted_votes, session_record
+from arena.voting.record import CountedVote, counted_votes, session_record
 from arena.web.lb_common import FMT, get_reader
 from arena.web.me_schemas import (
     AgreementOut,
@@ -36,7 +41,56 @@ router = APIRouter(tags=["voter"])
 PER_PAGE = 50
 NO_STORE = {"Cache-Control": "no-store"}
 
+BOARD_CACHE = 256  # personal boards kept per process (a fit with few votes takes up to about a second)
+_LOCK = threading.Lock()
+
 PageQuery = Annotated[int, Query(ge=1, le=10_000, description="Page of the vote list (50 votes a page).")]
+
+
+class BoardCache:
+    """Personal boards by everything they are a function of: the votes, the public board, the fit's settings.
+
+    A reload (or a second process with the same inputs) gives the same digits whether or not the board was
+    kept, so nothing needs invalidating; the cache only spares the bootstrap on repeat visits.
+    """
+
+    def __init__(self, size: int = BOARD_CACHE) -> None:
+        self.size = size
+        self._boards: OrderedDict[bytes, PersonalBoard] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(votes: Sequence[CountedVote], *parts: object) -> bytes:
+        """A digest of the votes and the other inputs."""
+        digest = hashlib.blake2b(digest_size=16)
+        for v in votes:
+            digest.update(f"{v.model_a}\t{v.model_b}\t{v.winner}\n".encode())
+        digest.update(repr(parts).encode())
+        return digest.digest()
+
+    def get(self, key: bytes, fit: Callable[[], PersonalBoard]) -> PersonalBoard:
+        """The kept board of `key`, or `fit()` kept for next time."""
+        with self._lock:
+            found = self._boards.get(key)
+            if found is not None:
+                self._boards.move_to_end(key)
+                return found
+        board = fit()
+        with self._lock:
+            self._boards[key] = board
+            while len(self._boards) > self.size:
+                self._boards.popitem(last=False)
+        return board
+
+
+def _cache(request: Request) -> BoardCache:
+    state = request.app.state
+    cache = getattr(state, "personal_boards", None)
+    if cache is None:
+        with _LOCK:
+            cache = getattr(state, "personal_boards", None) or BoardCache()
+            state.personal_boards = cache
+    return cache
 
 
 def _public(board: PublishedBoard | None, model: str) -> PublicOut:
@@ -147,13 +201,22 @@ def build_me(request: Request, page: int) -> MeOut:
             ratings = {e.model: e.rating for e in public.rows} if public is not None else {}
             anchor = str(public.params.get("anchor") or "") if public is not None else settings.overall_anchor
             mine = counted.get(modality, [])
-            board = personal_board(
+            key = BoardCache.key(
+                mine,
+                public.id if public else None,
+                anchor,
+                settings.interval_method,
+                settings.bootstrap_rounds,
+            )
+            fit = partial(
+                personal_board,
                 mine,
                 public=ratings,
                 anchor=anchor,
                 interval=settings.interval_method,
                 n_bootstrap=settings.bootstrap_rounds,
             )
+            board = _cache(request).get(key, fit)
             board_out = _board_out(board, public, names)
             agreed = agreement(mine, ratings)
             agreement_out = AgreementOut(agreed=agreed.agreed, decisive=agreed.decisive, share=agreed.share)
