@@ -37,6 +37,7 @@ from arena.web import (
     console_votes,
     health,
     leaderboard,
+    me,
     media,
     pages,
     voting,
@@ -102,6 +103,7 @@ def create_app(
     app.include_router(media.router)
     app.include_router(voting.router)
     app.include_router(leaderboard.router)
+    app.include_router(me.router)
     app.include_router(admin.router)
     app.include_router(retirement_web.router)
     app.include_router(judge_web.router)

@@ -52,12 +52,16 @@ class VoterSessions:
             return None
         return value if isinstance(value, str) and len(value) == 32 else None
 
+    def sign(self, session_id: str) -> str:
+        """The cookie value that `read` turns back into `session_id`."""
+        return self._serializer.dumps(session_id)
+
     def issue(self, response: Response, request: Request) -> str:
         """Start a new session and set its cookie on `response`."""
         session_id = secrets.token_hex(16)
         response.set_cookie(
             COOKIE,
-            self._serializer.dumps(session_id),
+            self.sign(session_id),
             max_age=COOKIE_MAX_AGE,
             httponly=True,
             samesite="strict",
