@@ -9,6 +9,7 @@ from markupsafe import Markup, escape
 
 from arena.leaderboard import BoardView, ModelDetail, PublishedBoard
 from arena.leaderboard.tallies import Record
+from arena.web.contrast import readable_cell
 from prompts_taxonomy import Taxonomy
 
 __all__ = [
@@ -21,13 +22,13 @@ __all__ = [
 
 
 def win_rate_heat(rate: float | None) -> str:
-    """Diverging scale around 50%: red below, blue above, white at even."""
+    """Diverging scale around 50%: red below, blue above, white at even; the text colour (and, in the mid tones,
+    a slightly darker background) keeps a contrast of at least 4.5:1 (`arena.web.contrast.readable_cell`)."""
     if rate is None:
         return ""
     strength = min(1.0, abs(rate - 0.5) * 2)
     hue = 222 if rate >= 0.5 else 4
-    lightness = 97 - 42 * strength
-    colour = "#fff" if lightness < 62 else "#1b1d21"
+    lightness, colour = readable_cell(hue, 70, round(97 - 42 * strength))
     return f"background:hsl({hue},70%,{lightness:.0f}%);color:{colour}"
 
 

@@ -1,4 +1,4 @@
-// Leaderboard pages: auto-apply the board controls, sort the table in place, draw the charts with the
+// Leaderboard pages: apply the board controls (see controls()), sort the table in place, draw the charts with the
 // vendored Chart.js. Everything here is an enhancement: without JavaScript the controls submit, the column
 // headers sort on the server, and every chart's numbers are in a table.
 (function () {
@@ -8,12 +8,42 @@
   var MODIFIED = "#a55b00";
   var LEGACY = "#6b7280";
 
+  // The checkbox and a board picked with the pointer (or a phone's picker) apply at once. A board reached with
+  // the arrow keys on the closed selector only becomes pending (the Show button appears): Enter or the button
+  // applies it, so stepping through the boards does not load a page per key press.
   function controls() {
     var form = document.getElementById("lb-controls");
     if (!form) return;
     form.classList.add("js");
-    form.querySelectorAll("select, input[type=checkbox]").forEach(function (el) {
+    form.querySelectorAll("input[type=checkbox]").forEach(function (el) {
       el.addEventListener("change", function () { form.submit(); });
+    });
+    var select = document.getElementById("board-select");
+    if (!select) return;
+    var applied = select.value;
+    var keyed = false;
+    var hint = document.getElementById("board-hint");
+    if (hint) {
+      hint.hidden = false;
+      select.setAttribute("aria-describedby", "board-hint");
+    }
+    select.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") {
+        if (select.value !== applied) {
+          event.preventDefault();
+          form.submit();
+        }
+      } else if (event.key !== "Tab" && event.key !== "Shift") {
+        keyed = true;
+      }
+    });
+    select.addEventListener("pointerdown", function () { keyed = false; });
+    select.addEventListener("change", function () {
+      if (!keyed) {
+        form.submit();
+        return;
+      }
+      form.classList.toggle("pending", select.value !== applied);
     });
   }
 
