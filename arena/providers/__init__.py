@@ -119,6 +119,8 @@ def describe_defaults(
     if adapter in ("openai", "openai_compatible"):
         kwargs, extra = openai_images.request_body(parsed, request)
         described = {**kwargs, **extra}
+        if modality == "image_editing" and parsed.edit_path is not None:
+            described.pop("size")  # the provider's own edit endpoint is sent no size
     elif adapter == "submit_poll":
         described = submit_poll.request_body(parsed, request)
     elif adapter == "google_genai":

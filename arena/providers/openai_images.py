@@ -11,6 +11,7 @@ import base64
 import binascii
 import contextlib
 import io
+import json
 import time
 from typing import Any
 
@@ -43,6 +44,7 @@ from arena.providers.http_common import (
 from arena.providers.params import OpenAIParams
 
 NO_KEY = "not-needed"  # the SDK insists on a key; a keyless OpenAI-compatible server ignores it
+GPT_IMAGE_MAX_INPUTS = 16  # /v1/images/edits takes up to 16 input images for gpt-image models
 
 
 def request_body(params: OpenAIParams, request: GenerationRequest) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -123,6 +125,11 @@ class OpenAIImagesProvider:
         if request.modality == "image_editing" or request.reference_image is not None:
             if request.reference_image is None:
                 raise BadResponse("an image_editing request needs request.reference_image")
+            if self.params.edit_path is not None:
+                if request.extra_references:
+                    raise UnsupportedRequest(f"{self.params.edit_path} takes one input image, not several")
+                kwargs.pop("size")  # the provider's own edit endpoint: no size is sent
+                sent.pop("size")
             mask = request.mask
             if mask is None and request.edit_region is not None and self.params.region_as_mask:
                 mask = mask_from_region(request.reference_image, request.edit_region)
@@ -134,6 +141,10 @@ class OpenAIImagesProvider:
                 if self.params.model.startswith("dall-e"):
                     raise UnsupportedRequest(f"{self.params.model} edits take one input image, not several")
                 images = [request.reference_image, *request.extra_references]
+                if len(images) > GPT_IMAGE_MAX_INPUTS:
+                    raise UnsupportedRequest(
+                        f"{len(images)} input images; the edits endpoint takes at most 16"
+                    )
                 files["image"] = [
                     (f"reference{i}.{image_mime(b).split('/')[-1]}", b, image_mime(b))
                     for i, b in enumerate(images)
@@ -142,17 +153,24 @@ class OpenAIImagesProvider:
             if mask is not None:
                 files["mask"] = ("mask.png", mask, "image/png")
                 sent["mask"] = describe_bytes(mask)
-        sent["endpoint"] = "images.edit" if files else "images.generate"
+        own_edit = bool(files) and self.params.edit_path is not None
+        sent["endpoint"] = (
+            self.params.edit_path if own_edit else ("images.edit" if files else "images.generate")
+        )
         call = FirstByte()
         token = CURRENT_CALL.set(call)
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.params.timeout_s):
-                if files:
+                if own_edit:
+                    content = await self._post_form(str(client.base_url), {**kwargs, **extra}, files)
+                elif files:
                     raw = await client.images.with_raw_response.edit(**kwargs, **files, extra_body=extra)
+                    content = raw.http_response.content
                 else:
                     raw = await client.images.with_raw_response.generate(**kwargs, extra_body=extra)
-                payload = json_object(raw.http_response.content, what="images response")
+                    content = raw.http_response.content
+                payload = json_object(content, what="images response")
                 image, delivery = await self._image_from(payload)
                 last_byte = time.perf_counter()
         except TimeoutError as exc:
@@ -176,6 +194,19 @@ class OpenAIImagesProvider:
         metadata = _strip_payload(payload)
         metadata["delivery"] = delivery
         return GenerationResult(image, Timing(started, call.at, last_byte), sent, metadata)
+
+    async def _post_form(self, base_url: str, fields: dict[str, Any], files: dict[str, Any]) -> bytes:
+        """POST a multipart form to the provider's own edit endpoint (params.edit_path under base_url): the text
+        fields, then the files; errors are typed by `fetch` from the status, as for the SDK's calls."""
+        key = api_key_from_env(self.params.api_key_env)
+        parts: list[tuple[str, Any]] = [
+            (k, (None, json.dumps(v) if isinstance(v, list | dict) else str(v))) for k, v in fields.items()
+        ]
+        parts += [(name, value) for name, value in files.items()]
+        url = base_url.rstrip("/") + str(self.params.edit_path)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        response, _ = await fetch(self._http, "POST", url, files=parts, headers=headers, what="images API")
+        return response.content
 
     async def _image_from(self, payload: dict[str, Any]) -> tuple[bytes, str]:
         """The image bytes of the first `data` item: decoded b64_json, or downloaded from its url."""

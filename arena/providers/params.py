@@ -67,6 +67,9 @@ class OpenAIParams(_Params):
     supports_seed: bool = False
     response_format: Literal["b64_json", "url"] | None = None
     region_as_mask: bool = False
+    # A provider's own multipart edit endpoint under base_url, used instead of the SDK's /images/edits (Recraft's
+    # /images/imageToImage): one reference image as the file `image`, no size sent.
+    edit_path: str | None = Field(default=None, pattern=r"^/[A-Za-z0-9_/.-]+$")
     defaults: dict[str, Any] = Field(default_factory=dict)
     timeout_s: float = Field(default=180.0, gt=0, le=3600)
 
@@ -110,6 +113,10 @@ class SubmitPollParams(_Params):
     send_size: bool = True  # False for APIs that take an aspect ratio (put it in defaults) or no size at all
     image_encoding: Literal["base64", "data_url"] = "base64"
     images_field: str | None = None  # a list field taking every reference image (fal's image_urls)
+    # With images_field: one reference goes in image_field, only several in images_field (xAI: image | images).
+    images_field_when_several: bool = False
+    image_object_key: str | None = None  # each image (and mask) sent as {key: data} (xAI's {"url": ...})
+    max_references: int | None = Field(default=None, ge=1, le=16)  # more are refused, never silently cut
     extra_image_fields: list[str] = Field(default_factory=list)  # one field per further reference (BFL)
     sync: bool = False  # the submit response is already the final result (no status to poll)
     result_url_field: str = "result.url"

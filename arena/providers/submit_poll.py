@@ -44,10 +44,26 @@ Sleep = Callable[[float], Awaitable[None]]
 POLL_ERROR_BUDGET = 3  # consecutive failed polls tolerated before the job is given up
 
 
-def _encode(params: SubmitPollParams, data: bytes) -> str:
-    """An image as the API takes it: bare base64 or a data URL."""
+def _encode(params: SubmitPollParams, data: bytes) -> Any:
+    """An image as the API takes it: bare base64 or a data URL, wrapped as {key: ...} when configured."""
     b64 = base64.b64encode(data).decode("ascii")
-    return f"data:{image_mime(data)};base64,{b64}" if params.image_encoding == "data_url" else b64
+    value = f"data:{image_mime(data)};base64,{b64}" if params.image_encoding == "data_url" else b64
+    return {params.image_object_key: value} if params.image_object_key else value
+
+
+def _reference_fields(params: SubmitPollParams, count: int) -> tuple[str | None, list[str]]:
+    """Where `count` references go: (a list field, or None; else one field name per reference).
+    UnsupportedRequest when the API takes fewer references than the request has."""
+    if params.max_references is not None and count > params.max_references:
+        raise UnsupportedRequest(
+            f"{count} reference images, but this API takes at most {params.max_references}"
+        )
+    if params.images_field is not None and not (params.images_field_when_several and count == 1):
+        return params.images_field, []
+    names = [params.image_field, *params.extra_image_fields]
+    if count > len(names):
+        raise UnsupportedRequest(f"{count} reference images, but this API takes at most {len(names)}")
+    return None, names[:count]
 
 
 def _references(params: SubmitPollParams, request: GenerationRequest) -> dict[str, Any]:
@@ -55,14 +71,10 @@ def _references(params: SubmitPollParams, request: GenerationRequest) -> dict[st
     if request.reference_image is None:
         return {}
     refs = [request.reference_image, *request.extra_references]
-    if params.images_field is not None:
-        return {params.images_field: [_encode(params, r) for r in refs]}
-    if len(refs) > 1 + len(params.extra_image_fields):
-        raise UnsupportedRequest(
-            f"{len(refs)} reference images, but this API takes at most {1 + len(params.extra_image_fields)}"
-        )
-    names = [params.image_field, *params.extra_image_fields]
-    return {name: _encode(params, r) for name, r in zip(names, refs, strict=False)}
+    list_field, names = _reference_fields(params, len(refs))
+    if list_field is not None:
+        return {list_field: [_encode(params, r) for r in refs]}
+    return {name: _encode(params, r) for name, r in zip(names, refs, strict=True)}
 
 
 def request_body(params: SubmitPollParams, request: GenerationRequest) -> dict[str, Any]:
@@ -93,11 +105,12 @@ def _sent_params(
     """The submitted body as recorded: uploaded images by size and hash, not by content."""
     inner = dict(body[params.body_wrapper]) if params.body_wrapper else dict(body)
     refs = [] if request.reference_image is None else [request.reference_image, *request.extra_references]
-    if params.images_field is not None and refs:
-        inner[params.images_field] = [describe_bytes(r) for r in refs]
-    else:
-        for name, ref in zip([params.image_field, *params.extra_image_fields], refs, strict=False):
-            inner[name] = describe_bytes(ref)
+    if refs:
+        list_field, names = _reference_fields(params, len(refs))
+        if list_field is not None:
+            inner[list_field] = [describe_bytes(r) for r in refs]
+        else:
+            inner.update({name: describe_bytes(ref) for name, ref in zip(names, refs, strict=True)})
     if request.mask is not None:
         inner[params.mask_field] = describe_bytes(request.mask)
     return {params.body_wrapper: inner} if params.body_wrapper else inner

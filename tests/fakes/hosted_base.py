@@ -24,12 +24,14 @@ Scenario = Literal["ok", "rate_limited", "failed", "expired"]
 
 @dataclass
 class Call:
-    """One API request as received: path, lower-cased headers, JSON body or form fields and files."""
+    """One API request as received: path, lower-cased headers, JSON body or form fields and files (the last part
+    of each file field in `files`, every part in `file_lists`, e.g. OpenAI's repeated image[])."""
 
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
     files: dict[str, bytes] = field(default_factory=dict)
+    file_lists: dict[str, list[bytes]] = field(default_factory=dict)
 
 
 class ProviderFake(FakeHTTPServer):
@@ -80,7 +82,7 @@ class ProviderFake(FakeHTTPServer):
         return Reply(403, body, {"Content-Type": "application/xml"})
 
     def record(self, request: Request, body: dict[str, Any], files: dict[str, bytes] | None = None) -> Call:
-        call = Call(request.path, request.headers, body, files or {})
+        call = Call(request.path, request.headers, body, files or {}, dict(request.file_parts))
         self.calls.append(call)
         return call
 

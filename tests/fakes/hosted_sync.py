@@ -126,7 +126,13 @@ class FakeIdeogram(ProviderFake):
 
 class FakeOpenAIImages(ProviderFake):
     """The OpenAI Images shape (platform.openai.com, and Recraft's OpenAI-compatible /v1/images/generations):
-    {created, data: [{b64_json | url}]}; 429 rate_limit_exceeded with Retry-After; 500 server_error."""
+    {created, data: [{b64_json | url}]}; 429 rate_limit_exceeded with Retry-After; 500 server_error.
+
+    Edits are multipart, checked as documented: OpenAI's /v1/images/edits takes `image`, or several input images
+    as repeated `image[]` parts (gpt-image models, up to 16; dall-e-2 exactly one)
+    (https://platform.openai.com/docs/api-reference/images/createEdit); Recraft's /v1/images/imageToImage takes
+    one `image` file, `prompt` and a required `strength` in [0, 1]
+    (https://www.recraft.ai/docs/api-reference/tools/image-to-image). A request breaking these gets a 400."""
 
     name = "openai"
     hosts = ("api.openai.com", "external.api.recraft.ai", "127.0.0.1:9000")
@@ -135,12 +141,17 @@ class FakeOpenAIImages(ProviderFake):
     def api(self, request: Request) -> Reply:
         if request.method == "GET" and request.path.endswith("/models"):
             return Reply.json({"object": "list", "data": []})
-        if request.path.endswith("/images/edits"):
+        edit = request.path.endswith(("/images/edits", "/images/imageToImage"))
+        if edit:
             fields, files = request.form()
             body: dict[str, Any] = dict(fields)
         else:
             body, files = request.json(), {}
         self.record(request, body, files)
+        invalid = self._invalid_edit(request, body) if edit else None
+        if invalid:
+            error = {"message": invalid, "type": "invalid_request_error", "param": "image", "code": None}
+            return Reply.json({"error": error}, 400)
         scenario = self.next_scenario()
         if scenario == "rate_limited":
             error = {
@@ -170,11 +181,39 @@ class FakeOpenAIImages(ProviderFake):
             }
         )
 
+    @staticmethod
+    def _invalid_edit(request: Request, body: dict[str, Any]) -> str | None:
+        """Why an edit request breaks the documented form, or None."""
+        single = request.file_parts.get("image", [])
+        several = request.file_parts.get("image[]", [])
+        if not body.get("prompt"):
+            return "prompt is required"
+        if request.path.endswith("/images/imageToImage"):
+            if len(single) != 1 or several:
+                return "imageToImage takes exactly one 'image' file"
+            try:
+                strength = float(body["strength"])
+            except (KeyError, ValueError):
+                return "strength is required (a number in [0, 1])"
+            return None if 0 <= strength <= 1 else "strength must be in [0, 1]"
+        if single and several:
+            return "send the input image as 'image' or the input images as 'image[]', not both"
+        if len(single) > 1:
+            return "several input images go as repeated 'image[]' parts"
+        count = len(single) + len(several)
+        if count == 0:
+            return "image is required"
+        if str(body.get("model", "")).startswith("dall-e") and count > 1:
+            return "dall-e-2 edits take exactly one image"
+        return None if count <= 16 else "at most 16 input images"
+
 
 class FakeTogether(ProviderFake):
     """docs.together.ai images: POST /v1/images/generations (Bearer) {model, prompt, width, height, steps, seed,
     response_format "base64" | "url", disable_safety_checker} -> {id, model, object: list, data: [{index,
-    b64_json | url}]}; 429 rate limit; 503 overloaded."""
+    b64_json | url}]}; 429 rate limit; 503 overloaded. Editing goes through the same endpoint: Kontext takes one
+    image as the string `image_url`, FLUX.2 and Google models a `reference_images` list
+    (https://docs.together.ai/docs/inference/images/reference-images); another shape gets a 400."""
 
     name = "together"
     hosts = ("api.together.xyz",)
@@ -183,6 +222,9 @@ class FakeTogether(ProviderFake):
     def api(self, request: Request) -> Reply:
         body = request.json()
         self.record(request, body)
+        invalid = self._invalid_reference(body)
+        if invalid:
+            return Reply.json({"error": {"message": invalid, "type": "invalid_request_error"}}, 400)
         scenario = self.next_scenario()
         if scenario == "rate_limited":
             return Reply.json(
@@ -206,11 +248,33 @@ class FakeTogether(ProviderFake):
             }
         return Reply.json({"id": self.new_id(), "model": body.get("model"), "object": "list", "data": [item]})
 
+    @staticmethod
+    def _invalid_reference(body: dict[str, Any]) -> str | None:
+        """Why the reference image fields break the documented shape, or None."""
+        if "image_url" in body and not (
+            isinstance(body["image_url"], str) and _is_image_url(body["image_url"])
+        ):
+            return "image_url must be one image URL (a string)"
+        refs = body.get("reference_images", [])
+        if not isinstance(refs, list) or not all(isinstance(r, str) and _is_image_url(r) for r in refs):
+            return "reference_images must be a list of image URLs"
+        return None
+
+
+def _is_image_url(value: str) -> bool:
+    """An http(s) URL or a base64 data: URL of an image."""
+    return value.startswith(("http://", "https://", "data:image/")) and (
+        not value.startswith("data:") or ";base64," in value
+    )
+
 
 class FakeXAI(ProviderFake):
     """docs.x.ai image generation: POST /v1/images/generations (Bearer) {model, prompt, n, aspect_ratio,
     resolution, response_format} -> {data: [{b64_json (a data: URL) | url, mime_type, revised_prompt}]};
-    size and style are not supported; 429; 500."""
+    size and style are not supported; 429; 500. Editing: POST /v1/images/edits (JSON) with one source image as
+    `image: {url}` or up to three as `images: [{url}, ...]` (mutually exclusive), each a public URL or a base64
+    data URI (https://docs.x.ai/developers/model-capabilities/images,
+    https://docs.x.ai/developers/model-capabilities/images/multi-image-editing); another shape gets a 400."""
 
     name = "xai"
     hosts = ("api.x.ai",)
@@ -219,6 +283,9 @@ class FakeXAI(ProviderFake):
     def api(self, request: Request) -> Reply:
         body = request.json()
         self.record(request, body)
+        invalid = self._invalid_edit(body) if request.path.endswith("/images/edits") else None
+        if invalid:
+            return Reply.json({"code": "Client specified an invalid argument", "error": invalid}, 400)
         scenario = self.next_scenario()
         if scenario == "rate_limited":
             return Reply.json(
@@ -243,3 +310,20 @@ class FakeXAI(ProviderFake):
         return Reply.json(
             {"data": [{**item, "revised_prompt": ""}], "usage": {"cost_in_usd_ticks": 700000000}}
         )
+
+    @staticmethod
+    def _invalid_edit(body: dict[str, Any]) -> str | None:
+        """Why an edit request breaks the documented shape, or None."""
+        if not body.get("prompt"):
+            return "prompt is required"
+        if ("image" in body) == ("images" in body):
+            return "give exactly one of image or images"
+        sources = [body["image"]] if "image" in body else body["images"]
+        if not isinstance(sources, list) or not 1 <= len(sources) <= 3:
+            return "images takes one to three source images"
+        for source in sources:
+            if not isinstance(source, dict) or not isinstance(source.get("url"), str):
+                return "each source image is an object with a url"
+            if not _is_image_url(source["url"]):
+                return "a source image url must be a public URL or a base64 data URI"
+        return None

@@ -6,6 +6,8 @@ refused). A preset without a fake fails `test_every_preset_in_the_file_is_covere
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import json
 
 import pytest
@@ -15,6 +17,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.db.tables import LatencySample, Output
 from arena.providers import (
+    BadResponse,
     GenerationRequest,
     RateLimited,
     ServerError,
@@ -28,12 +31,7 @@ from tests.support.presets import NOT_HTTP, commented_presets, fake_class_for, f
 SECRET = "preset-secret-9f8e7d6c5b4a"
 PRESETS = commented_presets()
 HTTP_PRESETS = [e for e in PRESETS if e.adapter not in NOT_HTTP]
-# Several references through the OpenAI Images adapter are issue 13's part (tested with that adapter).
-EDIT_PRESETS = [
-    e
-    for e in HTTP_PRESETS
-    if e.modality == "image_editing" and e.adapter not in ("openai", "openai_compatible")
-]
+EDIT_PRESETS = [e for e in HTTP_PRESETS if e.modality == "image_editing"]
 RAN: dict[str, set[str]] = {}
 
 
@@ -83,6 +81,31 @@ def call(entry, fake, request: GenerationRequest | None = None):
     return asyncio.run(go())
 
 
+def received_images(fake_call) -> list[bytes]:
+    """Every PNG the fake received in one call, in order: file parts, then base64 or data-URL strings anywhere in
+    the JSON body (bare, in lists, or wrapped as {"url": ...})."""
+    found = [part for parts in fake_call.file_lists.values() for part in parts if part.startswith(b"\x89PNG")]
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+        elif isinstance(value, str) and len(value) > 64:
+            data = value.split(",", 1)[1] if value.startswith("data:") else value
+            try:  # standard or URL-safe alphabet (google-genai sends bytes URL-safe, as protobuf JSON allows)
+                decoded = base64.b64decode(data.replace("-", "+").replace("_", "/"), validate=True)
+            except (binascii.Error, ValueError):
+                return
+            if decoded.startswith(b"\x89PNG"):
+                found.append(decoded)
+
+    walk(fake_call.body)
+    return found
+
+
 def test_every_preset_in_the_file_is_covered(capsys):
     slugs = ids(PRESETS)
     assert len(slugs) == len(set(slugs)), "two presets share a slug"
@@ -111,6 +134,8 @@ def test_the_happy_path_returns_the_image_and_keeps_the_key_out_of_the_record(en
     assert result.image.startswith(b"\x89PNG")
     assert result.timing.last_byte > result.timing.started
     first = fake.calls[0]
+    if entry.modality == "image_editing":
+        assert received_images(first) == [png_bytes("96x96", "ref")], "the reference image did not arrive"
     if entry.params.get(
         "api_key_env", "unset"
     ):  # every preset but a keyless self-hosted server sends its key
@@ -159,7 +184,9 @@ def test_each_documented_failure_is_typed_and_the_next_call_recovers(entry, scen
 
 
 @pytest.mark.parametrize("entry", EDIT_PRESETS, ids=ids(EDIT_PRESETS))
-def test_several_reference_images_are_all_sent_or_refused(entry, keys):
+def test_several_reference_images_are_all_sent_or_refused(entry, keys, capsys):
+    """An edit with two references (a try-on: the person, then the garment): the provider receives both, in
+    order and in the documented form, or the adapter refuses the request before anything is sent."""
     refs = (png_bytes("80x80", "person"), png_bytes("80x80", "garment"))
     request = GenerationRequest(
         prompt="Dress the person in the garment",
@@ -171,15 +198,70 @@ def test_several_reference_images_are_all_sent_or_refused(entry, keys):
     try:
         try:
             result = call(entry, fake, request)
-        except UnsupportedRequest:
+        except UnsupportedRequest as exc:
             assert fake.calls == [], "a refused request must not reach the provider"
-            return
-        body = json.dumps(fake.calls[0].body) + "".join(map(str, fake.calls[0].files))
+            outcome = f"refused ({exc})"
+        else:
+            received = fake.calls[0]
+            assert received_images(received) == list(refs), "both references must arrive, in order"
+            assert json.dumps(result.sent_params).count('"sha256"') == 2, "both references must be recorded"
+            if entry.adapter == "openai":  # the documented multipart form: repeated image[] parts
+                assert received.file_lists.get("image[]") == list(refs) and "image" not in received.file_lists
+            outcome = "both sent"
     finally:
         fake.stop()
-    described = json.dumps(result.sent_params)
-    assert described.count('"sha256"') == 2, "both references must be recorded"
-    assert len(fake.calls) >= 1 and body
+    with capsys.disabled():
+        print(f"\n  two references, {entry.slug}: {outcome}")
+
+
+@pytest.mark.parametrize(("slug", "most"), [("gpt-image-1-edit", 16), ("grok-imagine-image-edit", 3)])
+def test_the_documented_reference_limit_is_sent_and_one_more_is_refused(slug, most, keys):
+    """OpenAI's edits take up to 16 input images for gpt-image models, xAI's up to 3: the limit arrives whole
+    (xAI: as the images list, since one source image goes as image), one more is refused before sending."""
+    entry = next(e for e in PRESETS if e.slug == slug)
+    refs = [png_bytes("64x64", f"ref-{i}") for i in range(most + 1)]
+
+    def edit(count: int) -> GenerationRequest:
+        return GenerationRequest(
+            prompt="Put every object on one table",
+            modality="image_editing",
+            reference_image=refs[0],
+            extra_references=tuple(refs[1:count]),
+        )
+
+    fake = started(entry)
+    try:
+        call(entry, fake, edit(most))
+        assert received_images(fake.calls[0]) == refs[:most]
+        if entry.adapter == "submit_poll":
+            assert len(fake.calls[0].body["images"]) == most and "image" not in fake.calls[0].body
+        with pytest.raises(UnsupportedRequest):
+            call(entry, fake, edit(most + 1))
+        assert len(fake.calls) == 1, "the refused request reached the provider"
+    finally:
+        fake.stop()
+
+
+@pytest.mark.parametrize(
+    ("slug", "change", "reason"),
+    [
+        ("recraft-v3-edit", {"defaults": {"style": "realistic_image"}}, "strength is required"),
+        ("grok-imagine-image-edit", {"image_object_key": None}, "an object with a url"),
+        ("flux-kontext-pro-together-edit", {"images_field": "image_url"}, "image_url must be one image URL"),
+    ],
+)
+def test_the_fakes_refuse_an_edit_that_breaks_the_documented_form(slug, change, reason, keys):
+    """The fakes check what the docs require (so the presets' passing runs mean something): a preset altered to
+    break it gets the provider's 400, typed as BadResponse and never retried."""
+    entry = next(e for e in PRESETS if e.slug == slug)
+    broken = entry.model_copy(update={"params": {**entry.params, **change}})
+    fake = started(entry)
+    try:
+        with pytest.raises(BadResponse, match=reason) as info:
+            call(broken, fake)
+        assert not info.value.retryable
+    finally:
+        fake.stop()
 
 
 @pytest.fixture

@@ -88,6 +88,30 @@ def test_describe_defaults_lists_what_a_default_request_sends_without_the_prompt
     }
 
 
+@pytest.mark.parametrize(
+    ("adapter", "params", "message"),
+    [
+        (
+            "openai",
+            {"model": "m", "edit_path": "images/edit"},
+            "field 'params.edit_path': String should match",
+        ),
+        ("openai", {"model": "m", "edit_path": "/a b"}, "field 'params.edit_path': String should match"),
+        ("submit_poll", {**QUEUE, "max_references": 0}, "field 'params.max_references': Input should be"),
+        ("submit_poll", {**QUEUE, "max_references": 17}, "field 'params.max_references': Input should be"),
+    ],
+)
+def test_edit_form_params_are_checked(adapter, params, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        validate_params(adapter, params)
+
+
+def test_an_own_edit_endpoint_is_described_without_a_size():
+    params = {"model": "m", "base_url": "https://x.example/v1", "edit_path": "/images/imageToImage"}
+    assert "size" in describe_defaults("openai_compatible", params)
+    assert describe_defaults("openai_compatible", params, modality="image_editing") == {"model": "m", "n": 1}
+
+
 def test_the_largest_square_is_chosen_and_timing_runs_can_ask_for_the_requested_size():
     sizes = ["512x512", "2048x2048", "1024x1024", "1792x1024"]
     assert pick_size(sizes, GenerationRequest(prompt="x")) == (2048, 2048)
