@@ -144,7 +144,20 @@ def take_snapshot(
             if records:
                 with engine.begin() as write:
                     write.execute(insert(RatingSnapshot), records)
+    refresh_planner_statistics(engine)
     return report
+
+
+def refresh_planner_statistics(engine: Engine) -> None:
+    """Refresh SQLite's query-planner statistics (sampled: at most 10,000 index rows per index, so the cost does
+    not grow with the vote count). Without them SQLite reads a model pair's votes through the modality index,
+    i.e. every vote of the modality (the head-to-head page: 280 ms instead of 6 ms at 100,000 votes).
+    PostgreSQL's autovacuum keeps its own statistics."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.begin() as conn:
+        conn.exec_driver_sql("PRAGMA analysis_limit=10000")
+        conn.exec_driver_sql("ANALYZE")
 
 
 def _row(row: Any) -> dict[str, Any]:

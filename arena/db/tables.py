@@ -272,6 +272,9 @@ class Vote(SQLModel, table=True):
         Index("ix_votes_modality", "modality", "methodology"),
         Index("ix_votes_session", "session_id"),
         Index("ix_votes_client", "client_hash"),
+        Index("ix_votes_pair", "model_a", "model_b"),  # head-to-head and a model's examples
+        Index("ix_votes_model_b", "model_b"),
+        Index("ix_votes_cell", "use_case", "capability"),  # combined boards
     )
 
     id: int | None = Field(default=None, primary_key=True)

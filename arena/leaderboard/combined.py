@@ -6,7 +6,8 @@ rendering in marketing images" needs their intersection. Such a board is fitted 
 the kept votes cast up to the newest snapshot of the modality (so it changes only with a new snapshot, and
 the cache is keyed by that snapshot's id), with the snapshot's cohort rule, interval method, seed and
 minimum-votes threshold. It is a slice board in every way but its selection: no cell balancing, the slice
-anchor when it is on the board (else the model with the most votes, said in a note).
+anchor when it is on the board (else the model with the most votes, said in a note), and sandwich intervals
+(a bootstrap would keep the reader waiting for seconds; the board says which method it used).
 
 Key syntax (the `board` parameter): filters joined by commas, in the order use case, capability, styles:
 `use_case=marketing_advertising,capability=text_rendering`, `capability=text_rendering,style=photorealistic`.
@@ -18,7 +19,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from sqlalchemy import Connection, func, select
@@ -32,6 +33,9 @@ from ratings.board import fit_selected_rows
 from ratings.cohorts import CohortRule
 
 CACHE_SIZE = 64
+#: Combined boards take sandwich intervals whatever the snapshot used: a board is fitted while a reader waits, and
+#: 1,000 bootstrap refits of a 100-model board take seconds (bench/bench_leaderboard.py), the sandwich a fraction.
+INTERVAL: Literal["sandwich"] = "sandwich"
 AXES = ("use_case", "capability", "style")
 
 
@@ -172,8 +176,7 @@ def fit_combined(
             name=combined.key,
             anchor=anchor,
             anchor_rating=float(params.get("anchor_rating", 1000.0)),
-            interval=params.get("interval", "bootstrap"),
-            n_bootstrap=int(params.get("n_bootstrap") or 1000),
+            interval=INTERVAL,
             seed=int(params.get("seed", 0)),
             level=float(params.get("level", 0.95)),
             min_votes=int(params.get("min_votes", 0)),
@@ -211,6 +214,8 @@ def fit_combined(
         params={
             **params,
             "anchor": anchor,
+            "interval": INTERVAL,
+            "n_bootstrap": 0,
             "cell_balanced": False,
             "combined": True,
             "excluded": [{"model": e.model, "reason": e.reason} for e in board.excluded],
