@@ -1,7 +1,8 @@
 """The judge's own leaderboard, fitted from judge verdicts alone with the ratings package, and its rank
 correlation with the human board. Intervals: the judged matchups are resampled with replacement and the judge
 board refitted (the ratings package's batched bootstrap); the human board's uncertainty enters as normal draws
-matching its published 95% interval."""
+matching its published 95% interval. The same replicates decide which pairs of models each board orders
+with confidence, and the correlation's interval covers every ordering of the others (see `rank_correlation`)."""
 
 from __future__ import annotations
 

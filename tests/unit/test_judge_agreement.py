@@ -8,14 +8,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+from arena.judge import agreement
 from arena.judge.agreement import (
     cohen_kappa,
     confusion_matrix,
     measure_agreement,
+    order_bounds,
     rank_correlation,
+    resolved_signs,
     wilson_interval,
 )
 from arena.judge.orders import A_WINS, B_WINS, TIE, combine_orders, position_bias_rate
+from arena.judge.simulate import SimJudge, known_values, make_truth, simulate_once
 
 
 def test_wilson_interval_matches_the_textbook_value_for_8_of_10():
@@ -168,3 +172,92 @@ def test_kappa_does_not_depend_on_which_model_of_a_matchup_is_called_a():
     assert original.rate == relabelled.rate
     assert original.kappa == pytest.approx(relabelled.kappa, abs=0.02)
     assert original.kappa > 0.4  # a judge right 80% of the time is far from chance, whatever the labelling
+
+
+def _signs(order: list[float], unresolved: tuple[tuple[int, int], ...] = ()) -> np.ndarray:
+    """Sign matrix of a board whose ratings are `order`, with the listed pairs unresolved."""
+    x = np.asarray(order, float)
+    signs = np.sign(x[:, None] - x[None, :])
+    for i, k in unresolved:
+        signs[i, k] = signs[k, i] = 0
+    return signs
+
+
+def test_resolved_signs_keep_separated_pairs_and_drop_overlapping_ones():
+    rng = np.random.default_rng(6)
+    point = np.array([0.0, 0.1, 5.0])
+    boot = point + rng.normal(0, 0.5, (400, 3))  # 0 and 1 overlap; 2 is far above both
+    signs = resolved_signs(point, boot)
+    assert signs[0, 1] == signs[1, 0] == 0
+    assert signs[2, 0] == signs[2, 1] == 1 and signs[0, 2] == signs[1, 2] == -1
+
+
+def test_order_bounds_of_one_unresolved_adjacent_pair_are_the_swap():
+    human = _signs([3, 2, 1])
+    judge = _signs([3, 2, 1], unresolved=((0, 1),))
+    k_low, k_high, s_low, s_high = order_bounds(judge, human)
+    # Swapping two neighbours of three: tau = (2 - 1) / 3, rho = 1 - 6 * 2 / (3 * 8).
+    assert (k_low, k_high) == pytest.approx((1 / 3, 1.0))
+    assert (s_low, s_high) == pytest.approx((0.5, 1.0))
+
+
+def test_order_bounds_respect_transitivity():
+    # Four models, only neighbours unresolved: at most two disjoint swaps (b a d c), not three discordant pairs.
+    human = _signs([4, 3, 2, 1])
+    judge = _signs([4, 3, 2, 1], unresolved=((0, 1), (1, 2), (2, 3)))
+    k_low, k_high, _, _ = order_bounds(judge, human)
+    assert k_low == pytest.approx((4 - 2) / 6) and k_high == pytest.approx(1.0)
+    assert k_low > (3 - 3) / 6  # the pair-by-pair relaxation's bound
+
+
+def _brute_force_bounds(judge: np.ndarray, human: np.ndarray) -> tuple[float, float, float, float]:
+    """Min and max of both correlations over every pair of permutations consistent with the resolved pairs."""
+    n = judge.shape[0]
+
+    def consistent(perm: np.ndarray, signs: np.ndarray) -> bool:
+        return bool(np.all((signs == 0) | (signs == np.sign(perm[:, None] - perm[None, :]))))
+
+    perms = [np.array(p, float) for p in itertools.permutations(range(n))]
+    js = [p for p in perms if consistent(p, judge)]
+    hs = [p for p in perms if consistent(p, human)]
+    taus = [stats.kendalltau(a, b).statistic for a in js for b in hs]
+    rhos = [stats.spearmanr(a, b).statistic for a in js for b in hs]
+    return (min(taus), max(taus), min(rhos), max(rhos))
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+def test_order_bounds_contain_every_consistent_ordering_and_are_exact_when_the_humans_are_resolved(
+    fallback, monkeypatch
+):
+    if fallback:  # too many orderings to enumerate: the pair-by-pair and assignment relaxations
+        monkeypatch.setattr(agreement, "MAX_ORDER_STATES", 0)
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n = int(rng.integers(3, 7))
+        iu = list(zip(*np.triu_indices(n, 1), strict=True))
+        judge_gone = [p for p in iu if rng.random() < rng.random()]
+        human_gone = [p for p in iu if trial % 2 and rng.random() < 0.3]
+        judge = _signs(rng.normal(size=n).tolist(), tuple(judge_gone))
+        human = _signs(rng.normal(size=n).tolist(), tuple(human_gone))
+        got, exact = order_bounds(judge, human), _brute_force_bounds(judge, human)
+        assert got[0] <= exact[0] + 1e-9 and got[1] >= exact[1] - 1e-9
+        assert got[2] <= exact[2] + 1e-9 and got[3] >= exact[3] - 1e-9
+        if not human_gone and not fallback:
+            assert got == pytest.approx(exact)
+
+
+def test_rank_correlation_intervals_cover_a_judge_with_near_tied_models():
+    """The style-biased judge puts three pairs of models 0.16 nats apart, each in the opposite order to the
+    humans': the sample order of those pairs is a coin toss, and the bootstrap interval alone covered the
+    population tau in about 3 runs of 4."""
+    truth = make_truth(12, spread_elo=800)
+    judge = SimJudge("style bias +1", scale=2.0, style_bonus=1.0, styled=(1, 3, 5))
+    known = known_values(judge, truth)
+    runs, kendall_hits, spearman_hits = 40, 0, 0
+    for seed in range(runs):
+        c = simulate_once(judge, truth, matchups=600, human_votes=20000, seed=seed).correlation
+        assert c is not None
+        kendall_hits += c.kendall_low - 1e-12 <= known["kendall"] <= c.kendall_high + 1e-12
+        spearman_hits += c.spearman_low - 1e-12 <= known["spearman"] <= c.spearman_high + 1e-12
+        assert c.kendall_high - c.kendall_low < 0.5  # still says something
+    assert kendall_hits / runs >= 0.9 and spearman_hits / runs >= 0.9
