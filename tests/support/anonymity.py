@@ -8,7 +8,10 @@ both images, solves the proof of work, votes, and only then learns the models fr
 - scans every byte it received before the vote (matchup JSON and headers, image bytes with their metadata and
   headers, the arena page) for any model's slug, display name or organization;
 - harvests like the labelling attack: remembers sha256(image bytes) -> model from each reveal and counts how
-  many later images it can label (and how many of those labels are right);
+  many later images it can label (and how many of those labels are right), and how many images showed a
+  (prompt, model) already revealed (what repeated bytes would have let it label);
+- also labels by the decoded picture (nearest earlier 8x8 thumbnail): the limit arena/served.py documents (the
+  picture itself stays recognisable; the vote filters are the defence there), measured, not a goal;
 - records per image the byte length, decoded width and height and the response time (request sent to last
   byte), with the model as the label, for a classifier trained afterwards (`cross_validate`).
 
@@ -131,6 +134,9 @@ class Run:
     scanned_bytes: int = 0
     hash_labelled: int = 0
     hash_correct: int = 0
+    repeats: int = 0  # images of a (prompt, model) already revealed earlier: what a byte hash could have hit
+    picture_labelled: int = 0  # the documented limit: labels by the decoded picture (8x8 thumbnail)
+    picture_correct: int = 0
     images_seen: int = 0
     media_checked: int = 0
     media_not_retired: list[str] = field(default_factory=list)
@@ -144,6 +150,9 @@ def vote_matchups(
     names = needles(entries)
     run = Run()
     labels: dict[str, str] = {}
+    revealed: set[tuple[str, str]] = set()  # (prompt text, model)
+    thumbs: list[np.ndarray] = []
+    thumb_models: list[str] = []
     rng = np.random.default_rng(seed)
     client = httpx.Client(base_url=url, timeout=60)
     try:
@@ -184,6 +193,8 @@ def vote_matchups(
             hashes = {side: hashlib.sha256(data).hexdigest() for side, (data, _) in got.items()}
             run.images_seen += len(got)
             guesses = {side: labels[h] for side, h in hashes.items() if h in labels}
+            pictures = {side: _thumbnail(data) for side, (data, _) in got.items()}
+            picture_guesses = {side: _nearest(t, thumbs, thumb_models) for side, t in pictures.items()}
             nonce = proof.solve(body["challenge"], body["difficulty"])
             clock.advance(timedelta(seconds=settings.min_vote_seconds + 1))
             choice = str(rng.choice(["left", "right", "tie"]))
@@ -200,12 +211,32 @@ def vote_matchups(
                 labels[hashes[side]] = model
                 run.hash_labelled += side in guesses
                 run.hash_correct += guesses.get(side) == model
+                run.repeats += (body["prompt"], model) in revealed
+                revealed.add((body["prompt"], model))
+                run.picture_labelled += picture_guesses[side] is not None
+                run.picture_correct += picture_guesses[side] == model
+                thumbs.append(pictures[side])
+                thumb_models.append(model)
                 with Image.open(io.BytesIO(data)) as decoded:
                     width, height = decoded.size
                 run.samples.append(Sample(len(data), width, height, seconds, model))
     finally:
         client.close()
     return run
+
+
+def _thumbnail(data: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(data)) as image:
+        return np.asarray(image.convert("L").resize((8, 8), Image.Resampling.BOX), dtype=float).ravel()
+
+
+def _nearest(thumb: np.ndarray, thumbs: list[np.ndarray], models: list[str]) -> str | None:
+    """The model of the closest earlier picture when it is within one grey level on average, else None."""
+    if not thumbs:
+        return None
+    distance = np.abs(np.array(thumbs) - thumb).mean(axis=1)
+    best = int(distance.argmin())
+    return models[best] if distance[best] <= 1.0 else None
 
 
 def retire_and_publish(engine: Engine, settings: Settings, clock, prompts: int = 2) -> list[str]:
@@ -317,18 +348,19 @@ CLASSIFIERS = {
 
 
 def cross_validate(samples: list[Sample], folds: int = 5, seed: int = 0) -> dict[str, float]:
-    """Each classifier's accuracy over `folds`-fold cross-validation, and the majority-class rate (the most
-    frequent model of each training fold, scored on its test fold), as fractions."""
+    """Each classifier's accuracy over `folds`-fold cross-validation, and the majority-class rate: the share of
+    the most frequent model among all images (what always answering that model scores on this data; >= 1/k).
+    Scoring the training folds' majority on the test folds instead would sit below 1/k when the models are
+    served about equally often, and make an uninformed classifier look informed."""
     x, y, models = features(samples)
     k = len(models)
     order = np.random.default_rng(seed).permutation(len(y))
     parts = np.array_split(order, folds)
-    correct = Counter()
+    correct: Counter[str] = Counter()
     for i, test in enumerate(parts):
         train = np.concatenate([p for j, p in enumerate(parts) if j != i])
         xtr, xte = _standardise(x[train], x[test])
-        majority = np.bincount(y[train], minlength=k).argmax()
-        correct["majority class"] += int((y[test] == majority).sum())
         for name, fit in CLASSIFIERS.items():
             correct[name] += int((fit(xtr, y[train], xte, k) == y[test]).sum())
-    return {name: n / len(y) for name, n in correct.items()}
+    scores = {"majority class": np.bincount(y, minlength=k).max() / len(y)}
+    return scores | {name: n / len(y) for name, n in correct.items()}
