@@ -142,10 +142,15 @@ class Run:
     media_not_retired: list[str] = field(default_factory=list)
 
 
+# A session's bucket holds 20 requests (a third of twice ARENA_SESSION_VOTES_PER_MINUTE); 8 matchups take 15.
+ROTATE_EVERY = 8
+
+
 def vote_matchups(
     url: str, entries: list[ModelEntry], settings: Settings, clock, n: int, *, seed: int = 0
 ) -> Run:
-    """Play `n` matchups as a harvesting voter against the server at `url` (see the module docstring).
+    """Play `n` matchups as a harvesting voter against the server at `url` (see the module docstring), with a
+    fresh session every ROTATE_EVERY matchups and after any refusal, as a harvester rotating cookies would.
     `clock` is the app's frozen clock, advanced past the minimum vote time before each vote so votes count."""
     names = needles(entries)
     run = Run()
@@ -161,7 +166,7 @@ def vote_matchups(
         scan(page.content + _headers(page), "arena page", names, run.leaks)
         since_fresh = 0
         while run.matchups < n:
-            if since_fresh >= 20:  # a fresh session every 20 matchups, as a harvester rotating cookies would
+            if since_fresh >= ROTATE_EVERY:
                 client.cookies.clear()
                 since_fresh = 0
             m = client.post("/api/v1/matchups", json={"modality": MODALITY})
@@ -203,6 +208,8 @@ def vote_matchups(
             )
             if vote.status_code != 200:
                 run.refused[f"vote {vote.status_code}"] += 1
+                client.cookies.clear()
+                since_fresh = 0
                 continue
             run.votes += 1
             reveal = vote.json()
