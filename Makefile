@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_sybil.py
 	$(BIN)/python bench/bench_timing.py
 	$(BIN)/python bench/bench_leaderboard.py
+	$(BIN)/python bench/bench_anonymity.py
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_eval_graders.py
 

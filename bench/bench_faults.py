@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from arena.voting import pow as proof  # noqa: E402
 
-ARENA = str(Path(sys.executable).parent / "arena")
+# The CLI of this checkout, not whichever `arena` the venv installed (PYTHONPATH puts ROOT first).
+ARENA = [sys.executable, "-c", "from arena.entry import main; main()"]
 MODELS = "".join(
     f'[[models]]\nslug = "bench-{i}"\ndisplay_name = "Bench {i}"\norganization = "Bench"\n'
     f'modality = "text_to_image"\nadapter = "sandbox"\n\n'
@@ -48,6 +49,7 @@ def environment(work: Path, database_url: str, port: int) -> dict[str, str]:
     (work / "models.toml").write_text(MODELS, encoding="utf-8")
     return {
         **os.environ,
+        "PYTHONPATH": str(ROOT),
         "ARENA_DATABASE_URL": database_url,
         "ARENA_MEDIA_DIR": str(work / "media"),
         "ARENA_MODELS_FILE": str(work / "models.toml"),
@@ -62,10 +64,10 @@ def environment(work: Path, database_url: str, port: int) -> dict[str, str]:
 
 
 def prepare(env: dict[str, str]) -> None:
-    subprocess.run([ARENA, "init"], env=env, check=True, capture_output=True)
+    subprocess.run([*ARENA, "init"], env=env, check=True, capture_output=True)
     for i in range(3):  # the same prompts for every model, so matchups exist
         subprocess.run(
-            [ARENA, "generate", "--model", f"bench-{i}", "--limit", "8"],
+            [*ARENA, "generate", "--model", f"bench-{i}", "--limit", "8"],
             env=env,
             check=True,
             capture_output=True,
@@ -73,7 +75,7 @@ def prepare(env: dict[str, str]) -> None:
 
 
 def start(env: dict[str, str], log: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([ARENA, "serve"], env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT)  # noqa: SIM115
+    proc = subprocess.Popen([*ARENA, "serve"], env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT)  # noqa: SIM115
     url = f"http://127.0.0.1:{env['ARENA_PORT']}"
     for _ in range(300):
         try:
@@ -85,14 +87,26 @@ def start(env: dict[str, str], log: Path) -> subprocess.Popen:
 
 
 class Voter(threading.Thread):
-    """Casts votes at a steady rate; records acknowledged matchup ids and every answer's status."""
+    """Casts votes at a steady rate; records acknowledged matchup ids and every answer (time, status, detail)."""
 
     def __init__(self, url: str, rate: float) -> None:
         super().__init__(daemon=True)
         self.url, self.period = url, 1.0 / rate
         self.acknowledged: list[str] = []
         self.statuses: collections.Counter[str] = collections.Counter()
+        self.events: list[tuple[float, str]] = []  # (monotonic time, "vote 200" / "matchup 503" / ...)
+        self.details: collections.Counter[str] = collections.Counter()  # non-2xx answers by their message
         self.stop = threading.Event()
+
+    def note(self, label: str, response: httpx.Response | None = None) -> None:
+        self.statuses[label] += 1
+        self.events.append((time.monotonic(), label))
+        if response is not None and response.status_code >= 300:
+            try:
+                detail = response.json().get("detail")
+            except ValueError:
+                detail = response.text[:80]
+            self.details[f"{label}: {detail}"] += 1
 
     def run(self) -> None:
         client = httpx.Client(base_url=self.url, timeout=10)
@@ -100,7 +114,7 @@ class Voter(threading.Thread):
             started = time.monotonic()
             try:
                 m = client.post("/api/v1/matchups", json={"modality": "text_to_image"})
-                self.statuses[f"matchup {m.status_code}"] += 1
+                self.note(f"matchup {m.status_code}", m)
                 if m.status_code == 200:
                     body = m.json()
                     for url in body["images"].values():
@@ -109,32 +123,63 @@ class Voter(threading.Thread):
                     v = client.post(
                         "/api/v1/votes", json={"matchup_id": body["id"], "choice": "left", "nonce": nonce}
                     )
-                    self.statuses[f"vote {v.status_code}"] += 1
+                    self.note(f"vote {v.status_code}", v)
                     if v.status_code == 200:
                         self.acknowledged.append(body["id"])
             except httpx.TransportError:
-                self.statuses["connection error"] += 1
+                self.note("connection error")
             self.stop.wait(max(0.0, self.period - (time.monotonic() - started)))
 
 
+def tally(voters: list[Voter], since: float = 0.0, until: float = float("inf")) -> dict[str, int]:
+    """Every voter's answers between two monotonic times, by label."""
+    counts: collections.Counter[str] = collections.Counter()
+    for v in voters:
+        counts.update(label for t, label in list(v.events) if since <= t < until)
+    return dict(sorted(counts.items()))
+
+
+def integrity(conn, database_url: str) -> str:
+    """SQLite: PRAGMA integrity_check. PostgreSQL: amcheck's bt_index_check (with heapallindexed, so every heap
+    row must be found in each index) on every B-tree index of the public schema."""
+    if database_url.startswith("sqlite"):
+        return conn.execute(text("PRAGMA integrity_check")).scalar_one()
+    conn.execute(text("CREATE EXTENSION IF NOT EXISTS amcheck"))
+    indexes = conn.execute(
+        text(
+            "SELECT c.oid, c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am a ON a.oid = c.relam "
+            "WHERE n.nspname = 'public' AND a.amname = 'btree'"
+        )
+    ).all()
+    for oid, _name in indexes:
+        conn.execute(text("SELECT bt_index_check(:oid, true)"), {"oid": oid})  # raises on corruption
+    return f"ok (amcheck: {len(indexes)} B-tree indexes, heapallindexed)"
+
+
 def check(database_url: str, acknowledged: list[str]) -> dict[str, object]:
-    engine = create_engine(database_url)
+    """Acknowledged votes against the votes table: lost (acknowledged, not stored), stored twice, stored without
+    an acknowledgement (the server was killed between commit and answer), orphans and the integrity check."""
+    engine = create_engine(database_url, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
         counts = dict(conn.execute(text("SELECT matchup_id, count(*) FROM votes GROUP BY matchup_id")).all())
-        integrity = (
-            conn.execute(text("PRAGMA integrity_check")).scalar_one()
-            if database_url.startswith("sqlite")
-            else "n/a (PostgreSQL: WAL + constraints)"
-        )
+        orphans = conn.execute(
+            text(
+                "SELECT count(*) FROM votes v LEFT JOIN matchups m ON m.id = v.matchup_id WHERE m.id IS NULL"
+            )
+        ).scalar_one()
+        verdict = integrity(conn, database_url)
     engine.dispose()
-    lost = [m for m in acknowledged if counts.get(m, 0) == 0]
-    doubled = [m for m, n in counts.items() if n != 1]
+    acked = set(acknowledged)
     return {
         "acknowledged": len(acknowledged),
+        "acknowledged twice": len(acknowledged) - len(acked),
         "stored": sum(counts.values()),
-        "lost": len(lost),
-        "doubled": len(doubled),
-        "integrity": integrity,
+        "lost": sum(1 for m in acked if counts.get(m, 0) == 0),
+        "stored more than once": sum(1 for n in counts.values() if n != 1),
+        "stored, not acknowledged": sum(1 for m in counts if m not in acked),
+        "votes without their matchup": orphans,
+        "integrity": verdict,
     }
 
 
@@ -143,23 +188,38 @@ def kill_run(args: argparse.Namespace, work: Path, database_url: str) -> None:
     prepare(env)
     proc = start(env, work / "serve.log")
     voters = [Voter(f"http://127.0.0.1:{args.port}", args.rate) for _ in range(args.voters)]
+    began = time.monotonic()
     for v in voters:
         v.start()
     rng = random.Random(7)
+    restarts: list[float] = []  # SIGKILL to /healthz 200 again, seconds
     for _ in range(args.kills):
         time.sleep(rng.uniform(0.5, 3.0))
+        killed = time.monotonic()
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         proc = start(env, work / "serve.log")
+        restarts.append(time.monotonic() - killed)
     time.sleep(2)
     for v in voters:
         v.stop.set()
         v.join()
     proc.terminate()
     proc.wait()
-    statuses = sum((v.statuses for v in voters), collections.Counter())
-    print(f"kill run ({args.backend}): {args.kills} SIGKILLs, statuses {dict(statuses)}")
-    print(check(database_url, [m for v in voters for m in v.acknowledged]))
+    restarts.sort()
+    print(
+        f"kill run ({args.backend}): {args.kills} SIGKILLs over {time.monotonic() - began:.0f} s, "
+        f"{args.voters} voters at {args.rate}/s each"
+    )
+    print(f"  answers: {tally(voters)}")
+    print(
+        f"  restart (SIGKILL to /healthz 200): median {restarts[len(restarts) // 2]:.1f} s, "
+        f"max {restarts[-1]:.1f} s"
+    )
+    details = sum((v.details for v in voters), collections.Counter())
+    if details:
+        print(f"  non-2xx answers: {dict(details)}")
+    print(f"  {check(database_url, [m for v in voters for m in v.acknowledged])}")
 
 
 def private_postgres(work: Path, port: int) -> tuple[str, callable, callable]:
@@ -203,31 +263,65 @@ def private_postgres(work: Path, port: int) -> tuple[str, callable, callable]:
     return f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres", up, down
 
 
+def _seconds(value: float | None) -> str:
+    return "never (60 s)" if value is None else f"{value:.2f} s"
+
+
 def outage_run(args: argparse.Namespace, work: Path) -> None:
     database_url, up, down = private_postgres(work, args.port + 1)
+    url = f"http://127.0.0.1:{args.port}"
     try:
         env = environment(work, database_url, args.port)
         prepare(env)
         proc = start(env, work / "serve.log")
-        voters = [Voter(f"http://127.0.0.1:{args.port}", args.rate) for _ in range(args.voters)]
+        voters = [Voter(url, args.rate) for _ in range(args.voters)]
+        began = time.monotonic()
         for v in voters:
             v.start()
-        time.sleep(3)
+        time.sleep(args.before_seconds)
+        stopping = time.monotonic()
         down()
         time.sleep(args.stop_seconds)
-        during = sum((v.statuses for v in voters), collections.Counter())
+        restarting = time.monotonic()
         up()
-        time.sleep(5)
-        ready = httpx.get(f"http://127.0.0.1:{args.port}/readyz").json()
+        restarted = time.monotonic()
+        ready_after = first_vote_after = None
+        while time.monotonic() - restarted < 60 and (ready_after is None or first_vote_after is None):
+            if ready_after is None:
+                try:
+                    if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
+                        ready_after = time.monotonic() - restarted
+                except httpx.TransportError:
+                    pass
+            votes = [
+                t for v in voters for t, label in list(v.events) if label == "vote 200" and t >= restarted
+            ]
+            if first_vote_after is None and votes:
+                first_vote_after = min(votes) - restarted
+            time.sleep(0.1)
+        time.sleep(args.after_seconds)
         for v in voters:
             v.stop.set()
             v.join()
+        ended = time.monotonic()
+        alive = proc.poll() is None
         proc.terminate()
         proc.wait()
-        statuses = sum((v.statuses for v in voters), collections.Counter())
-        print(f"outage run: PostgreSQL stopped {args.stop_seconds}s; statuses {dict(statuses)}")
-        print(f"  statuses up to the restart: {dict(during)}; /readyz after restart: {ready['status']}")
-        print(check(database_url, [m for v in voters for m in v.acknowledged]))
+        print(
+            f"outage run: {args.voters} voters at {args.rate}/s each; PostgreSQL stopped "
+            f"{restarting - stopping:.1f} s (fast shutdown started {stopping - began:.1f} s in), "
+            f"restarted in {restarted - restarting:.1f} s"
+        )
+        print(f"  before the stop:       {tally(voters, 0, stopping)}")
+        print(f"  stop to restart:       {tally(voters, stopping, restarted)}")
+        print(f"  after the restart:     {tally(voters, restarted, ended)}")
+        print(
+            f"  after PostgreSQL was back: /readyz 200 after {_seconds(ready_after)}, first acknowledged vote "
+            f"after {_seconds(first_vote_after)}; the server process was never restarted (alive at the end: {alive})"
+        )
+        details = sum((v.details for v in voters), collections.Counter())
+        print(f"  non-2xx answers: {dict(details)}")
+        print(f"  {check(database_url, [m for v in voters for m in v.acknowledged])}")
     finally:
         down()
 
@@ -241,7 +335,7 @@ def _rss_mib(pid: int) -> float:
 
 def bodies_run(args: argparse.Namespace, work: Path) -> None:
     env = environment(work, f"sqlite:///{work / 'arena.db'}", args.port)
-    subprocess.run([ARENA, "init"], env=env, check=True, capture_output=True)
+    subprocess.run([*ARENA, "init"], env=env, check=True, capture_output=True)
     proc = start(env, work / "serve.log")
     url = f"http://127.0.0.1:{args.port}"
     before = _rss_mib(proc.pid)
@@ -290,6 +384,8 @@ def main() -> None:
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--stop-seconds", type=float, default=10.0)
+    parser.add_argument("--before-seconds", type=float, default=10.0, help="outage: traffic before the stop")
+    parser.add_argument("--after-seconds", type=float, default=10.0, help="outage: traffic after recovery")
     parser.add_argument("--voters", type=int, default=4)
     parser.add_argument("--rate", type=float, default=5.0, help="votes per second per voter")
     parser.add_argument("--port", type=int, default=8120)

@@ -1,57 +1,50 @@
-"""The labelling attack, replayed: a client that votes at once and records image hash -> model from the
-reveal labels nothing later (bytes never repeat); byte size and dimensions carry no information (every
-served image has the same length and size). Model-page images come only from retired prompts
-(test_leaderboard_api, test_voting)."""
+"""Anonymity before the vote, the reduced run of bench/bench_anonymity.py (150 matchups here, 1,000 there):
+over the six text-to-image sandbox models no pre-vote byte (matchup JSON, headers, image bytes and metadata, the
+arena page) names a model; a client that records image hash -> model from each reveal labels nothing later
+(bytes never repeat, though the same outputs are served again); every image has the same byte length and
+dimensions; and classifiers on (size, width, height, response time) do no better than the majority class plus 5
+points. Model-page images (/media, linked from /models/<slug> and the model API) come only from retired prompts
+and carry no model name in their bytes either."""
 
-import hashlib
-import io
-from collections import Counter
-from datetime import timedelta
-
-import httpx
 import pytest
-from PIL import Image
 
-from arena.voting import pow as proof
+from arena.app import create_app
+from tests.conftest import serve
+from tests.support.anonymity import (
+    build_world,
+    cross_validate,
+    retire_and_publish,
+    scan_model_pages,
+    vote_matchups,
+)
 
-MATCHUPS = 60
+MATCHUPS = 150
+PROMPTS = 4
 
 
 @pytest.fixture
-def harvester(live_world):
-    with httpx.Client(base_url=live_world, timeout=30) as client:
-        yield client
+def voting_settings(settings):
+    # One loopback address plays many voters here; each session keeps the default limit (and is rotated).
+    return settings.model_copy(update={"address_votes_per_minute": 100_000})
 
 
-def test_a_harvesting_client_labels_nothing_and_sizes_say_nothing(harvester, settings, frozen):
-    labels: dict[str, str] = {}  # sha256 of served bytes -> model, learnt from reveals
-    labelled = seen = 0
-    sizes: list[tuple[int, tuple[int, int], str]] = []
-    for _ in range(MATCHUPS):
-        m = harvester.post("/api/v1/matchups", json={"modality": "text_to_image"})
-        if m.status_code == 429:
-            harvester.cookies.clear()  # a fresh session, as a harvester would
-            continue
-        m = m.json()
-        images = {side: harvester.get(url).content for side, url in m["images"].items()}
-        hashes = {side: hashlib.sha256(data).hexdigest() for side, data in images.items()}
-        seen += 2
-        labelled += sum(h in labels for h in hashes.values())
-        nonce = proof.solve(m["challenge"], m["difficulty"])
-        frozen.advance(
-            timedelta(seconds=settings.min_vote_seconds + 1)
-        )  # counted votes reveal; early ones do not
-        vote = harvester.post("/api/v1/votes", json={"matchup_id": m["id"], "choice": "tie", "nonce": nonce})
-        if vote.status_code != 200:
-            continue
-        reveal = vote.json()
-        for side in ("left", "right"):
-            labels[hashes[side]] = reveal[side]["slug"]
-            with Image.open(io.BytesIO(images[side])) as image:
-                sizes.append((len(images[side]), image.size, reveal[side]["slug"]))
-    assert seen >= 60 and len(sizes) >= 40
-    assert labelled == 0  # the attack labelled 70% of images in the last 100 matchups before the fix
-    # Outputs do repeat across matchups (8 prompts x 4 models), so the hashes above would have matched.
-    by_model = Counter(slug for _, _, slug in sizes)
-    assert len(sizes) > len(set(by_model)) * 4
-    assert {(n, dims) for n, dims, _ in sizes} == {(settings.served_image_bytes, (1024, 1024))}
+def test_no_pre_vote_byte_size_or_timing_names_a_model(voting_settings, initialized, frozen):
+    entries = build_world(voting_settings, initialized, prompts=PROMPTS)
+    with serve(create_app(voting_settings, engine=initialized, clock=frozen)) as url:
+        run = vote_matchups(url, entries, voting_settings, frozen, MATCHUPS)
+        retire_and_publish(initialized, voting_settings, frozen)
+        scan_model_pages(url, initialized, entries, run)
+
+    assert run.matchups == MATCHUPS and run.votes >= 0.9 * MATCHUPS, run.refused
+    assert run.leaks == []
+    assert run.media_checked > 0 and run.media_not_retired == []
+    # The same outputs were served again (so repeated bytes would have been labelled), yet no hash matched.
+    assert run.repeats > MATCHUPS // 2
+    assert run.hash_labelled == 0  # the attack labelled 70% of images in the last 100 matchups before the fix
+    assert {(s.size, s.width, s.height) for s in run.samples} == {
+        (voting_settings.served_image_bytes, 1024, 1024)
+    }
+    assert len({s.model for s in run.samples}) == len(entries)
+    scores = cross_validate(run.samples)
+    majority = scores.pop("majority class")
+    assert all(accuracy <= majority + 0.05 for accuracy in scores.values()), (majority, scores)
