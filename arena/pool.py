@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from sqlmodel import Session, select
+from sqlmodel import Session, func, select
 
 from arena import audit
 from arena.db.tables import Prompt, ReferenceImage
@@ -238,11 +238,12 @@ class CellCoverage:
 
 def coverage(session: Session, taxonomy: Taxonomy, modality: str | None = None) -> list[CellCoverage]:
     """Counts for every cell of the taxonomy (zeros included), per modality."""
+    cols = (Prompt.modality, Prompt.use_case, Prompt.capability, Prompt.status)
     counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
-    for mod, use_case, capability, status in session.exec(
-        select(Prompt.modality, Prompt.use_case, Prompt.capability, Prompt.status)
+    for mod, use_case, capability, status, n in session.exec(
+        select(*cols, func.count()).group_by(*cols)
     ).all():
-        counts[(mod, use_case, capability, status)] += 1
+        counts[(mod, use_case, capability, status)] += int(n)  # counted in the database: one row per cell
     modalities = [modality] if modality else list(taxonomy.slugs("modality"))
     return [
         CellCoverage(mod, u, c, counts[(mod, u, c, "active")], counts[(mod, u, c, "retired")])
