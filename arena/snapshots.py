@@ -137,7 +137,7 @@ def take_snapshot(
                         "filter_version": FILTER_VERSION,
                         "methodology_version": settings.methodology_version,
                         "params": params,
-                        "rows": [_row(r) for r in board.rows],
+                        "rows": [stored_row(r) for r in board.rows],
                     }
                 )
                 report.boards[f"{mod}/{key}"] = vote_count
@@ -160,7 +160,7 @@ def refresh_planner_statistics(engine: Engine) -> None:
         conn.exec_driver_sql("ANALYZE")
 
 
-def _row(row: Any) -> dict[str, Any]:
+def stored_row(row: Any) -> dict[str, Any]:
     """A board row as JSON-safe values: numpy scalars unwrapped, unbounded interval ends stored as null
     (JSON has no infinity, and PostgreSQL refuses it)."""
     out = {}

@@ -7,6 +7,7 @@ the groups into the same rows (hence the same boards, to the digit) as the indiv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,12 +26,15 @@ def kept_filter(modality: str, *, include_simulated: bool) -> list[Any]:
     return clauses
 
 
-def grouped_kept_votes(conn: Connection, modality: str, *, include_simulated: bool) -> list[Any]:
-    """The kept votes of `modality` grouped by everything the boards read, with a count per group."""
+def grouped_kept_votes(
+    conn: Connection, modality: str, *, include_simulated: bool, where: Sequence[Any] = ()
+) -> list[Any]:
+    """The kept votes of `modality` (and of the extra `where` clauses) grouped by everything the boards read,
+    with a count per group."""
     cols = (Vote.use_case, Vote.capability, Vote.model_a, Vote.model_b, Vote.winner, Vote.methodology)
     query = (
         select(*cols, func.count())
-        .where(*kept_filter(modality, include_simulated=include_simulated))
+        .where(*kept_filter(modality, include_simulated=include_simulated), *where)
         .group_by(*cols)
         .order_by(*cols)
     )

@@ -22,11 +22,12 @@ from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
 from arena.db.tables import Prompt, Vote
-from arena.leaderboard.store import BoardEntry, PublishedBoard
-from arena.vote_counts import counted_rows, kept_filter
+from arena.leaderboard.store import PublishedBoard, board_entry
+from arena.snapshots import stored_row
+from arena.vote_counts import counted_rows, grouped_kept_votes
 from prompts_taxonomy import Taxonomy
 from ratings import RatingsError
 from ratings.board import fit_selected_rows
@@ -123,7 +124,7 @@ class CombinedResult:
 def _votes(
     conn: Connection, modality: str, combined: Combined, until: datetime, include_simulated: bool
 ) -> list[Any]:
-    clauses = [*kept_filter(modality, include_simulated=include_simulated), Vote.voted_at <= until]
+    clauses: list[Any] = [Vote.voted_at <= until]
     if combined.use_case:
         clauses.append(Vote.use_case == combined.use_case)
     if combined.capability:
@@ -140,10 +141,7 @@ def _votes(
         if not prompts:
             return []
         clauses.append(Vote.prompt_id.in_(prompts))  # type: ignore[attr-defined]
-    cols = (Vote.use_case, Vote.capability, Vote.model_a, Vote.model_b, Vote.winner, Vote.methodology)
-    return list(
-        conn.execute(select(*cols, func.count()).where(*clauses).group_by(*cols).order_by(*cols)).all()
-    )
+    return grouped_kept_votes(conn, modality, include_simulated=include_simulated, where=clauses)
 
 
 def fit_combined(
@@ -183,26 +181,7 @@ def fit_combined(
         )
     except RatingsError as exc:
         return CombinedResult(None, rows.n_votes, str(exc))
-    entries = tuple(
-        BoardEntry(
-            model=r.model,
-            rating=r.rating,
-            ci_low=r.ci_low if np.isfinite(r.ci_low) else None,
-            ci_high=r.ci_high if np.isfinite(r.ci_high) else None,
-            rank=r.rank,
-            votes=r.votes,
-            wins=r.wins,
-            losses=r.losses,
-            ties=r.ties,
-            provisional=r.provisional,
-            above=r.above,
-            p_best=r.p_best,
-            p_top3=r.p_top3,
-            settled_below=r.settled_below,
-            votes_to_settle=r.votes_to_settle,
-        )
-        for r in board.rows
-    )
+    entries = tuple(board_entry(stored_row(r)) for r in board.rows)  # as a snapshot stores and reads it
     published = PublishedBoard(
         id=overall.id,
         modality=modality,

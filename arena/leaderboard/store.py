@@ -153,27 +153,29 @@ def load_models(conn: Connection) -> dict[str, ModelInfo]:
     return {r.slug: ModelInfo(*r) for r in rows}
 
 
-def _board(record: Any) -> PublishedBoard:
-    rows = tuple(
-        BoardEntry(
-            model=str(r["model"]),
-            rating=float(r["rating"]),
-            ci_low=_number(r.get("ci_low")),
-            ci_high=_number(r.get("ci_high")),
-            rank=int(r.get("rank", 0)),
-            votes=int(r.get("votes", 0)),
-            wins=int(r.get("wins", 0)),
-            losses=int(r.get("losses", 0)),
-            ties=int(r.get("ties", 0)),
-            provisional=bool(r.get("provisional", False)),
-            above=tuple(str(m) for m in r["above"]) if r.get("above") is not None else None,
-            p_best=_number(r.get("p_best")),
-            p_top3=_number(r.get("p_top3")),
-            settled_below=r.get("settled_below"),
-            votes_to_settle=_number(r.get("votes_to_settle")),
-        )
-        for r in record.rows or []
+def board_entry(r: dict[str, Any]) -> BoardEntry:
+    """A stored board row (as `arena.snapshots` writes it) as a BoardEntry."""
+    return BoardEntry(
+        model=str(r["model"]),
+        rating=float(r["rating"]),
+        ci_low=_number(r.get("ci_low")),
+        ci_high=_number(r.get("ci_high")),
+        rank=int(r.get("rank", 0)),
+        votes=int(r.get("votes", 0)),
+        wins=int(r.get("wins", 0)),
+        losses=int(r.get("losses", 0)),
+        ties=int(r.get("ties", 0)),
+        provisional=bool(r.get("provisional", False)),
+        above=tuple(str(m) for m in r["above"]) if r.get("above") is not None else None,
+        p_best=_number(r.get("p_best")),
+        p_top3=_number(r.get("p_top3")),
+        settled_below=r.get("settled_below"),
+        votes_to_settle=_number(r.get("votes_to_settle")),
     )
+
+
+def _board(record: Any) -> PublishedBoard:
+    rows = tuple(board_entry(r) for r in record.rows or [])
     return PublishedBoard(
         id=record.id,
         modality=record.modality,

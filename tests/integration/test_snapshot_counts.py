@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from arena.db.tables import Model, Prompt, RatingSnapshot, Vote, VoteVerdict
 from arena.registry import parse_registry, sync_registry
-from arena.snapshots import _row, board_anchor, kept_votes_query, take_snapshot
+from arena.snapshots import board_anchor, kept_votes_query, stored_row, take_snapshot
 from ratings import CohortRule, Votes, compute_all_boards
 
 MODELS = "".join(
@@ -88,7 +88,9 @@ def _reference_boards(engine, settings) -> dict[str, list[dict]]:
         min_votes=settings.min_votes,
     )
     # through JSON, as the snapshot stores rows (tuples become lists; floats round-trip exactly)
-    return json.loads(json.dumps({str(b.key): [_row(r) for r in b.rows] for b in boards.boards.values()}))
+    return json.loads(
+        json.dumps({str(b.key): [stored_row(r) for r in b.rows] for b in boards.boards.values()})
+    )
 
 
 @pytest.mark.parametrize("demo_mode", [False, True])
