@@ -171,7 +171,9 @@ def _baseline(url: str) -> dict:
 
     from arena.db import make_engine
     from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
-    from arena.snapshots import _row, board_anchor, kept_votes_query
+    from arena.snapshots import board_anchor
+    from arena.snapshots import stored_row as _row
+    from arena.vote_counts import kept_votes_query
     from arena.voting.anomaly import FILTERS, VERSION, RawVote, find_anomalies
     from ratings import CohortRule, Votes, compute_all_boards
 

@@ -1,8 +1,9 @@
 """Run the batch (anomaly) filters, incrementally: only sessions and client addresses with votes newer than the
 last run are re-examined, their votes loaded a chunk of groups at a time, and only their verdicts replaced.
 
-Outcome rates over every vote of a modality (what the filters compare a group with) are summed in the database,
-so memory depends on the largest group and the number of model pairs, not on the number of votes. A group
+Outcome rates over every vote of a modality (what the filters compare a group with) are read from the vote
+tallies (`arena.vote_tallies`, counted first), so memory depends on the largest group and the number of model
+pairs, not on the number of votes; verdict changes move the changed votes in the tallies' kept counts. A group
 without new votes keeps the verdicts of the run that last examined it; `full=True` (`arena votes filter`)
 re-examines every group, as does the first run and any run after the filter version changed.
 """
@@ -14,9 +15,10 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, delete, insert, select, update
 
 from arena.db.tables import BatchFilterMark, Vote, VoteVerdict, utcnow
+from arena.vote_tallies import filtered_ids, move_kept, pair_outcomes, tally_lock, update_tallies
 from arena.voting.anomaly import (
     ADDRESS_FILTERS,
     SESSION_FILTERS,
@@ -47,13 +49,10 @@ RAW_COLUMNS = (
 
 
 def pair_totals(conn: Connection, modality: str) -> _Rates:
-    """Every vote of `modality` summed per sorted model pair (score of the first model, votes) in SQL."""
+    """Every counted vote of `modality` summed per sorted model pair (score of the first model, votes), read
+    from the vote tallies (a few thousand rows, whatever the number of votes)."""
     total: PairTotals = {}
-    for a, b, winner, n in conn.execute(
-        select(Vote.model_a, Vote.model_b, Vote.winner, func.count())
-        .where(Vote.modality == modality)
-        .group_by(Vote.model_a, Vote.model_b, Vote.winner)
-    ).all():
+    for a, b, winner, n in pair_outcomes(conn, modality):
         key, score = pair_score(a, b, winner)
         cell = total.setdefault(key, [0.0, 0.0])
         cell[0] += score * n
@@ -70,8 +69,10 @@ def _replace(
     conn: Connection, ids: list[int], flags: list[Flag], filters: tuple[str, ...], now: datetime
 ) -> Counter[str]:
     """Replace the verdicts of `filters` on the votes `ids` by `flags` (a vote flagged twice by one filter
-    keeps the first reason)."""
+    keeps the first reason), and move the votes whose kept state changed in the vote tallies."""
+    before = set()
     for part in _chunks(ids, 5000):
+        before |= filtered_ids(conn, part)
         conn.execute(
             delete(VoteVerdict).where(
                 VoteVerdict.vote_id.in_(part),  # type: ignore[attr-defined]
@@ -97,6 +98,10 @@ def _replace(
         )
     if rows:
         conn.execute(insert(VoteVerdict), rows)
+    after = set()
+    for part in _chunks(ids, 5000):
+        after |= filtered_ids(conn, part)
+    move_kept(conn, sorted(after - before), sorted(before - after))
     return counts
 
 
@@ -128,7 +133,9 @@ def run_batch_filters(
     verdicts each filter wrote in this run. Votes are never touched, only batch-filter verdict rows."""
     now = now or utcnow()
     counts: Counter[str] = Counter()
+    update_tallies(engine)  # the pair totals below read them
     with engine.begin() as conn:
+        tally_lock(conn)
         modalities = (
             [modality] if modality else [m for (m,) in conn.execute(select(Vote.modality).distinct())]
         )
