@@ -23,6 +23,7 @@ from sqlalchemy import Engine, func, select
 
 from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot, Vote
 from arena.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key, plan_votes
+from arena.vote_tallies import pair_outcomes, read_mark
 
 SHARE_WINDOW = 2000
 log = logging.getLogger(__name__)
@@ -153,14 +154,19 @@ class PoolCache:
         return pool
 
     def votes_cast(self, conn: Any, modality: str) -> dict[Pair, float]:
-        """Votes per model pair, adding only the votes past the last counted id to the running counts.
+        """Votes per model pair, adding only the votes past the last counted id to the running counts (the first
+        count of a process reads the vote tallies up to their mark, then the votes past it).
 
         A vote committed after a later id was counted (concurrent inserts) is missed by this process's counts;
         they steer the plan (which pairs need votes), never a rating, so that rare miss is harmless."""
         with self._lock:
             state = self._cast.setdefault(modality, _Cast())
-            last = state.last
+            last = start = state.last
         new: dict[Pair, float] = defaultdict(float)
+        if last == 0:  # a process's first count starts from the vote tallies, not from every vote
+            last, _gaps = read_mark(conn)
+            for a, b, _winner, n in pair_outcomes(conn, modality) if last else ():
+                new[pair_key(a, b)] += n
         top = last
         for a, b, n, high in conn.execute(
             select(Vote.model_a, Vote.model_b, func.count(), func.max(Vote.id))
@@ -170,7 +176,7 @@ class PoolCache:
             new[pair_key(a, b)] += n
             top = max(top, int(high))
         with self._lock:
-            if state.last == last:  # another refresh did not count the same votes meanwhile
+            if state.last == start:  # another refresh did not count the same votes meanwhile
                 for pair, n in new.items():
                     state.pairs[pair] += n
                 state.last = top

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 
-from arena.db.tables import BatchFilterMark, Vote, VoteVerdict, utcnow
+from arena.db.tables import BatchFilterMark, Vote, VoteTally, VoteVerdict, utcnow
 from arena.vote_tallies import filtered_ids, move_kept, pair_outcomes, tally_lock, update_tallies
 from arena.voting.anomaly import (
     ADDRESS_FILTERS,
@@ -106,23 +106,26 @@ def _replace(
 
 
 def _examine(
-    conn: Connection, modality: str, column: Any, keys: list[str], rates: _Rates, now: datetime
+    engine: Engine, modality: str, column: Any, keys: list[str], rates: _Rates, now: datetime
 ) -> Counter[str]:
-    """Re-run one kind of group filter (by session or by address) on the groups `keys`."""
+    """Re-run one kind of group filter (by session or by address) on the groups `keys`, one transaction per
+    chunk of groups (so SQLite's write lock is held for one chunk at a time, never the whole run)."""
     by_session = column is Vote.session_id
     check, filters = (session_flags, SESSION_FILTERS) if by_session else (address_flags, ADDRESS_FILTERS)
     counts: Counter[str] = Counter()
     for part in _chunks(keys, CHUNK):
-        groups: dict[str, list[RawVote]] = {}
-        ids: list[int] = []
-        for row in conn.execute(
-            select(*RAW_COLUMNS).where(Vote.modality == modality, column.in_(part)).order_by(Vote.id)
-        ):
-            vote = RawVote(*row)
-            groups.setdefault(vote.session if by_session else vote.address or "", []).append(vote)
-            ids.append(vote.id)
-        flags = [flag for group in groups.values() for flag in check(group, rates)]
-        counts += _replace(conn, ids, flags, filters, now)
+        with engine.begin() as conn:
+            tally_lock(conn)
+            groups: dict[str, list[RawVote]] = {}
+            ids: list[int] = []
+            for row in conn.execute(
+                select(*RAW_COLUMNS).where(Vote.modality == modality, column.in_(part)).order_by(Vote.id)
+            ):
+                vote = RawVote(*row)
+                groups.setdefault(vote.session if by_session else vote.address or "", []).append(vote)
+                ids.append(vote.id)
+            flags = [flag for group in groups.values() for flag in check(group, rates)]
+            counts += _replace(conn, ids, flags, filters, now)
     return counts
 
 
@@ -134,12 +137,12 @@ def run_batch_filters(
     now = now or utcnow()
     counts: Counter[str] = Counter()
     update_tallies(engine)  # the pair totals below read them
-    with engine.begin() as conn:
-        tally_lock(conn)
+    with engine.connect() as conn:
         modalities = (
-            [modality] if modality else [m for (m,) in conn.execute(select(Vote.modality).distinct())]
+            [modality] if modality else [m for (m,) in conn.execute(select(VoteTally.modality).distinct())]
         )
-        for mod in modalities:
+    for mod in modalities:
+        with engine.connect() as conn:
             last = conn.execute(
                 select(Vote.id).where(Vote.modality == mod).order_by(Vote.id.desc()).limit(1)  # type: ignore[union-attr]
             ).scalar()
@@ -160,9 +163,10 @@ def run_batch_filters(
                     select(Vote.client_hash).where(*fresh, Vote.client_hash.is_not(None)).distinct()  # type: ignore[union-attr]
                 )
             )
-            counts += _examine(conn, mod, Vote.session_id, sessions, rates, now)
-            counts += _examine(conn, mod, Vote.client_hash, addresses, rates, now)
-            values = {"filter_version": VERSION, "last_vote_id": int(last), "ran_at": now}
+        counts += _examine(engine, mod, Vote.session_id, sessions, rates, now)
+        counts += _examine(engine, mod, Vote.client_hash, addresses, rates, now)
+        values = {"filter_version": VERSION, "last_vote_id": int(last), "ran_at": now}
+        with engine.begin() as conn:
             if mark is None:
                 conn.execute(insert(BatchFilterMark).values(modality=mod, **values))
             else:

@@ -14,11 +14,13 @@ from arena.db.tables import Prompt, SnapshotTally, Vote, VoteVerdict
 from arena.leaderboard.published import VoteSet
 from arena.leaderboard.store import SnapshotCache
 from arena.leaderboard.tallies import count_tallies
+from arena.matchmaking import pair_key
 from arena.registry import parse_registry, sync_registry
 from arena.snapshot_tallies import stored_tallies
 from arena.snapshots import take_snapshot
 from arena.vote_counts import grouped_kept_votes
 from arena.vote_tallies import kept_groups, read_mark, update_tallies
+from arena.voting.pool import PoolCache
 from arena.voting.refilter import pair_totals, run_batch_filters
 
 MODELS = "".join(
@@ -169,3 +171,24 @@ def test_snapshot_stores_the_model_page_tallies_it_counted(settings, initialized
     assert stored is not None
     assert stored.opponents == counted.opponents and stored.cells == counted.cells
     assert stored.votes == counted.votes
+
+
+def test_matchmaking_counts_votes_cast_from_the_tallies_then_from_new_votes(initialized):
+    prompts = _prompts(initialized)
+    rng = np.random.default_rng(9)
+    _store(initialized, [_vote(k, prompts[k % 6], rng) for k in range(1, 701)], rng)
+    update_tallies(initialized)
+    _store(initialized, [_vote(k, prompts[k % 6], rng) for k in range(701, 901)], rng)  # past the mark
+    cache = PoolCache(initialized, background=False)
+
+    def recount(conn) -> dict:
+        out: dict = {}
+        for a, b in conn.execute(select(Vote.model_a, Vote.model_b)).all():
+            out[pair_key(a, b)] = out.get(pair_key(a, b), 0) + 1
+        return out
+
+    with initialized.connect() as conn:
+        assert cache.votes_cast(conn, "text_to_image") == recount(conn)
+    _store(initialized, [_vote(k, prompts[k % 6], rng) for k in range(901, 951)], rng)
+    with initialized.connect() as conn:
+        assert cache.votes_cast(conn, "text_to_image") == recount(conn)
