@@ -15,13 +15,16 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, delete, func, insert, select
 
-from arena.db.tables import SnapshotTally
+from arena.db.tables import Prompt, SnapshotTally, Vote
+from arena.vote_counts import kept_filter
 from ratings import CohortRule, cohort_keep_mask
 
 #: Snapshots per modality whose tallies stay stored (older ones, read by history pages, are counted again).
 KEEP_STORED = 8
+#: Latest decided votes of each retired prompt that model-page examples are picked from.
+PER_PROMPT = 40
 _OUTCOME = {"model_a": 0, "model_b": 1}
 
 
@@ -98,8 +101,79 @@ def tallies_of(
     return tallies
 
 
+def retired_basis(conn: Connection, modality: str) -> str:
+    """Which retired prompts examples were picked from, in a few bytes: their number and the latest retirement
+    (a retirement or a prompt made active again changes it)."""
+    n, latest = conn.execute(
+        select(func.count(), func.max(Prompt.retired_at)).where(
+            Prompt.modality == modality, Prompt.status != "active"
+        )
+    ).one()
+    return f"{int(n)}:{latest.isoformat() if latest is not None else ''}"[:64]
+
+
+def pick_examples(
+    conn: Connection,
+    modality: str,
+    rule: CohortRule,
+    *,
+    include_simulated: bool,
+    until: datetime | None = None,
+    per_kind: int = 3,
+) -> dict[str, list[int]]:
+    """Vote ids of up to `per_kind` recent wins and losses of every model (one per prompt each), among the
+    latest `PER_PROMPT` decided, counted votes of each retired prompt: a few index look-ups per retired prompt
+    instead of a scan of every vote of a model. Only retired prompts: a captioned image must never be one a
+    voter can still meet in a blind matchup. `until`: only votes cast by then (a published snapshot's)."""
+    retired = [
+        p
+        for (p,) in conn.execute(
+            select(Prompt.id).where(Prompt.modality == modality, Prompt.status != "active")
+        )
+    ]
+    candidates: list[Any] = []
+    for prompt_id in retired:
+        candidates += conn.execute(
+            select(Vote.id, Vote.model_a, Vote.model_b, Vote.winner, Vote.methodology, Vote.prompt_id)
+            .where(
+                Vote.prompt_id == prompt_id,
+                Vote.winner.in_(("model_a", "model_b")),
+                Vote.left_output_id.is_not(None),
+                Vote.right_output_id.is_not(None),
+                *kept_filter(modality, include_simulated=include_simulated),
+                *([Vote.voted_at <= until] if until is not None else []),
+            )
+            .order_by(Vote.id.desc())
+            .limit(PER_PROMPT)
+        ).all()
+    if not candidates:
+        return {}
+    candidates.sort(key=lambda r: -r.id)
+    keep = cohort_keep_mask([r.model_a for r in candidates], [r.model_b for r in candidates],
+                            [r.methodology for r in candidates], rule)  # fmt: skip
+    chosen: dict[tuple[str, bool], list[int]] = defaultdict(list)
+    seen: set[tuple[str, bool, str]] = set()
+    for row, kept in zip(candidates, keep.tolist(), strict=True):
+        if not kept:
+            continue
+        for slug in (row.model_a, row.model_b):
+            won = (row.winner == "model_a") == (row.model_a == slug)
+            if len(chosen[slug, won]) < per_kind and (slug, won, row.prompt_id) not in seen:
+                chosen[slug, won].append(int(row.id))
+                seen.add((slug, won, row.prompt_id))
+    out: dict[str, list[int]] = defaultdict(list)
+    for (slug, _won), ids in sorted(chosen.items(), key=lambda kv: (kv[0][0], not kv[0][1])):
+        out[slug] += ids
+    return dict(out)
+
+
 def store_tallies(
-    conn: Connection, modality: str, created_at: datetime, groups: Sequence[Any], rule: CohortRule
+    conn: Connection,
+    modality: str,
+    created_at: datetime,
+    groups: Sequence[Any],
+    rule: CohortRule,
+    examples: dict[str, list[int]] | None = None,
 ) -> None:
     """Store the tallies of the votes a snapshot counted (its grouped kept votes: use case, capability,
     model_a, model_b, winner, methodology, count), keeping those of the latest `KEEP_STORED` snapshots."""
@@ -118,6 +192,8 @@ def store_tallies(
             cells=[list(c) for c in cells],
             counts=buffer.getvalue(),
             votes=int(pair.sum()) // 2,
+            examples=examples or {},
+            examples_basis=retired_basis(conn, modality),
         )
     )
     old = (
@@ -129,6 +205,20 @@ def store_tallies(
     stale = [i for (i,) in conn.execute(old)]
     if stale:
         conn.execute(delete(SnapshotTally).where(SnapshotTally.id.in_(stale)))
+
+
+def stored_examples(conn: Connection, modality: str, created_at: datetime) -> dict[str, list[int]] | None:
+    """Example vote ids per model stored with the snapshot of `modality` taken at `created_at`, if it has them
+    and no prompt was retired (or made active) since."""
+    row = conn.execute(
+        select(SnapshotTally.examples, SnapshotTally.examples_basis)
+        .where(SnapshotTally.modality == modality, SnapshotTally.created_at == created_at)
+        .order_by(SnapshotTally.id.desc())
+        .limit(1)
+    ).first()
+    if row is None or row[1] != retired_basis(conn, modality):
+        return None
+    return dict(row[0] or {})
 
 
 def stored_tallies(conn: Connection, modality: str, created_at: datetime) -> Tallies | None:

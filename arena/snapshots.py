@@ -15,7 +15,7 @@ from sqlalchemy import Engine, insert, select
 
 from arena.db.tables import Model, RatingSnapshot, utcnow
 from arena.settings import Settings
-from arena.snapshot_tallies import store_tallies
+from arena.snapshot_tallies import pick_examples, store_tallies
 from arena.vote_counts import counted_rows
 from arena.vote_tallies import kept_groups, update_tallies
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
@@ -125,7 +125,8 @@ def take_snapshot(
             if records:
                 with engine.begin() as write:
                     write.execute(insert(RatingSnapshot), records)
-                    store_tallies(write, mod, report.created_at, groups, rule)
+                    examples = pick_examples(write, mod, rule, include_simulated=settings.demo_mode)
+                    store_tallies(write, mod, report.created_at, groups, rule, examples)
     refresh_planner_statistics(engine)
     return report
 

@@ -275,6 +275,7 @@ class Vote(SQLModel, table=True):
         Index("ix_votes_pair", "model_a", "model_b"),  # head-to-head and a model's examples
         Index("ix_votes_model_b", "model_b"),
         Index("ix_votes_cell", "use_case", "capability"),  # combined boards
+        Index("ix_votes_prompt", "prompt_id", "id"),  # a retired prompt's latest votes (model-page examples)
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -390,6 +391,10 @@ class SnapshotTally(SQLModel, table=True):
     cells: list[list[str]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     counts: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     votes: int = 0
+    examples: dict[str, list[int]] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    examples_basis: str = Field(
+        default="", max_length=64
+    )  # the retired prompts the examples were picked from
 
 
 class BatchFilterMark(SQLModel, table=True):

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, func, select
 from arena.db.tables import Model, RatingSnapshot
 from arena.latency import LatencyStats, latency_stats
 from arena.leaderboard.combined import CombinedCache, parse_combined
-from arena.leaderboard.examples import Example, example_matchups
+from arena.leaderboard.examples import Example, stored_example_matchups
 from arena.leaderboard.history import BoardHistory, board_history
 from arena.leaderboard.published import VoteSet
 from arena.leaderboard.store import (
@@ -32,6 +32,7 @@ from arena.leaderboard.store import (
 from arena.leaderboard.table import LeaderboardRow, build_rows, sort_rows
 from arena.leaderboard.tallies import Record, TallyCache
 from arena.leaderboard.timing import TimingDetail, timing_detail
+from arena.snapshot_tallies import pick_examples, stored_examples
 from prompts_taxonomy import Taxonomy
 
 __all__ = ["BoardView", "LeaderboardReader", "ModelDetail", "Standing"]
@@ -134,7 +135,16 @@ class LeaderboardReader:
             if key in self._examples:
                 self._examples.move_to_end(key)
                 return self._examples[key]
-        found = example_matchups(conn, votes, slug)
+        picked = stored_examples(conn, votes.modality, votes.until)
+        if picked is None:  # prompts retired since the snapshot: pick now (a few look-ups per retired prompt)
+            picked = pick_examples(
+                conn,
+                votes.modality,
+                votes.rule,
+                include_simulated=votes.include_simulated,
+                until=votes.until,
+            )
+        found = stored_example_matchups(conn, picked.get(slug, []), slug)
         with self._lock:
             self._examples[key] = found
             while len(self._examples) > EXAMPLES_CACHE:

@@ -35,7 +35,12 @@ def _prompts(engine) -> list[tuple[str, str, str]]:
     with Session(engine) as s:
         sync_registry(s, parse_registry(MODELS))
         return [
-            tuple(r) for r in s.exec(select(Prompt.id, Prompt.use_case, Prompt.capability).limit(6)).all()
+            tuple(r)
+            for r in s.exec(
+                select(Prompt.id, Prompt.use_case, Prompt.capability)
+                .where(Prompt.modality == "text_to_image")
+                .limit(6)
+            ).all()
         ]
 
 
@@ -192,3 +197,61 @@ def test_matchmaking_counts_votes_cast_from_the_tallies_then_from_new_votes(init
     _store(initialized, [_vote(k, prompts[k % 6], rng) for k in range(901, 951)], rng)
     with initialized.connect() as conn:
         assert cache.votes_cast(conn, "text_to_image") == recount(conn)
+
+
+def test_snapshot_picks_model_page_examples_like_the_full_scan(settings, initialized, monkeypatch):
+    """With every candidate in reach, the examples a snapshot stores are the ones the page used to find by
+    scanning the model's votes; a prompt made active again drops out."""
+    from arena import snapshot_tallies
+    from arena.db.tables import Output
+    from arena.leaderboard import examples as page_examples
+
+    prompts = _prompts(initialized)
+    rng = np.random.default_rng(12)
+    with initialized.begin() as conn:
+        conn.execute(
+            insert(Output),
+            [
+                {"prompt_id": p[0], "model_slug": f"m{i}", "status": "ok", "media_id": f"x-{p[0]}-{i}",
+                 "sent_params": {}, "raw_metadata": {}, "created_at": T0}
+                for p in prompts
+                for i in range(4)
+            ],
+        )  # fmt: skip
+        ids = {(o.prompt_id, o.model_slug): o.id for o in conn.execute(select(Output)).all()}
+    votes = []
+    for k in range(1, 1201):
+        v = _vote(k, prompts[k % 6], rng)
+        left, right = (v["model_a"], v["model_b"]) if v["a_side"] == "left" else (v["model_b"], v["model_a"])
+        votes.append(
+            {**v, "left_output_id": ids[v["prompt_id"], left], "right_output_id": ids[v["prompt_id"], right]}
+        )
+    _store(initialized, votes, rng)
+    retired = [prompts[1][0], prompts[4][0]]
+    with initialized.begin() as conn:
+        conn.execute(Prompt.__table__.update().where(Prompt.id.in_(retired)).values(status="retired"))
+    monkeypatch.setattr(snapshot_tallies, "PER_PROMPT", 100_000)
+    monkeypatch.setattr(page_examples, "CANDIDATES", 100_000)
+    settings = settings.model_copy(
+        update={
+            "bootstrap_rounds": 10,
+            "overall_anchor": "m0",
+            "slice_anchor": "m0",
+            "methodology_version": "2026-11",
+        }
+    )
+    take_snapshot(initialized, settings, modality="text_to_image", seed=1)
+    with initialized.connect() as conn:
+        published = VoteSet.of(SnapshotCache().boards(conn, "text_to_image", ["overall"])["overall"])
+        stored = snapshot_tallies.stored_examples(conn, published.modality, published.until)
+        assert stored is not None
+        for slug in ("m0", "m1", "m2", "m3"):
+            scanned = page_examples.example_matchups(conn, published, slug)
+            picked = page_examples.stored_example_matchups(conn, stored.get(slug, []), slug)
+            assert len(scanned) == 4 and picked == scanned  # a win and a loss on each retired prompt
+            assert {e.prompt_id for e in picked} <= set(retired)
+    with initialized.begin() as conn:
+        conn.execute(Prompt.__table__.update().where(Prompt.id == retired[0]).values(status="active"))
+    with initialized.connect() as conn:
+        again = page_examples.stored_example_matchups(conn, stored["m0"], "m0")
+    assert again and {e.prompt_id for e in again} == {retired[1]}

@@ -33,7 +33,14 @@ def test_the_inversion_table_matches_cdf_inversion_cell_by_cell(lam):
 
 @pytest.mark.parametrize(
     "counts",
-    [[50, 30, 20], [3, 1, 6], [0, 4, 0, 9], [1] * 40, [7, 7, 7, 200, 1, 1, 0, 35]],
+    [
+        [50, 30, 20],
+        [3, 1, 6],
+        [0, 4, 0, 9],
+        [1] * 40,
+        [7, 7, 7, 200, 1, 1, 0, 35],
+        [3000, 5, 70, 64, 900, 0, 66],
+    ],
 )
 def test_replicates_have_multinomial_totals_means_and_covariances(counts):
     c = np.array(counts)
@@ -87,3 +94,16 @@ def test_float_output_holds_the_same_draws():
     as_float = MultinomialSampler(c).draw(np.random.default_rng(1), 30, np.float64)
     assert as_float.dtype == np.float64
     np.testing.assert_array_equal(as_int, as_float)
+
+
+def test_tables_only_for_small_means_so_memory_does_not_grow_with_the_votes():
+    """Rows with many votes draw from numpy's Poisson sampler: the shared table cache stays bounded by
+    TABLE_MAX_MEAN however many distinct counts a large history has."""
+    from ratings.resample import TABLE_MAX_MEAN
+
+    tables: dict = {}
+    counts = np.arange(1, 5001)  # 5,000 distinct counts, 12.5 million votes
+    draws = MultinomialSampler(counts, tables).draw(np.random.default_rng(2), 20)
+    assert np.all(draws.sum(axis=0) == counts.sum())
+    assert tables and max(tables) <= TABLE_MAX_MEAN and len(tables) <= TABLE_MAX_MEAN
+    assert np.all(np.abs(draws.mean(axis=1) - counts) <= 5 * np.sqrt(counts / 20) + 1)

@@ -1,5 +1,6 @@
 """vote tallies counted incrementally (the rating job and the batch filters read them instead of every vote),
-their high-water mark, and the head-to-head counts stored with each snapshot (model pages)
+their high-water mark, the head-to-head counts and example votes stored with each snapshot (model pages), and
+votes indexed by prompt (a retired prompt's latest votes)
 
 Revision ID: 0014
 Revises: 0013
@@ -54,13 +55,19 @@ def upgrade() -> None:
         sa.Column("cells", sa.JSON(), nullable=False),
         sa.Column("counts", sa.LargeBinary(), nullable=False),
         sa.Column("votes", sa.Integer(), nullable=False),
+        sa.Column("examples", sa.JSON(), nullable=False),
+        sa.Column("examples_basis", _S(length=64), nullable=False),
         sa.PrimaryKeyConstraint("id"),
     )
     with op.batch_alter_table("snapshot_tallies", schema=None) as batch_op:
         batch_op.create_index("ix_snapshot_tallies_at", ["modality", "created_at"], unique=False)
+    with op.batch_alter_table("votes", schema=None) as batch_op:
+        batch_op.create_index("ix_votes_prompt", ["prompt_id", "id"], unique=False)
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("votes", schema=None) as batch_op:
+        batch_op.drop_index("ix_votes_prompt")
     with op.batch_alter_table("snapshot_tallies", schema=None) as batch_op:
         batch_op.drop_index("ix_snapshot_tallies_at")
     op.drop_table("snapshot_tallies")
