@@ -15,6 +15,7 @@ from sqlalchemy import Engine, and_, exists, insert, select
 
 from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
 from arena.settings import Settings
+from arena.shared_state import page_generation
 from arena.vote_counts import counted_rows, grouped_kept_votes
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
@@ -144,6 +145,8 @@ def take_snapshot(
             if records:
                 with engine.begin() as write:
                     write.execute(insert(RatingSnapshot), records)
+    if report.boards and (generation := page_generation(settings)) is not None:
+        generation.bump()  # every process's cached leaderboard pages now show the new snapshot
     refresh_planner_statistics(engine)
     return report
 
