@@ -138,3 +138,15 @@ def test_an_operator_change_that_invalidates_the_pool_advances_the_shared_genera
     start = generation.current()
     app.state.pool.invalidate()  # what model, prompt and retirement changes call
     assert generation.current() == start + 1
+
+
+def test_with_redis_unreachable_pages_are_keyed_by_the_database_on_every_request(rated, world, monkeypatch):
+    monkeypatch.setattr(reader_module, "DB_RECHECK_SECONDS", 3600.0)  # only the per-request read can see it
+    settings = rated.model_copy(update={"redis_url": "redis://127.0.0.1:1/0"})  # nothing listens there
+    app = create_app(settings, engine=world)
+    with serve(app) as url:
+        before = _page(url)
+        _votes(settings, world, n=60)
+        take_snapshot(world, settings, modality=MODALITY)  # cannot advance the generation: logged, not raised
+        after = _page(url)
+    assert 0 < _vote_count(before) < _vote_count(after)
