@@ -59,7 +59,9 @@ def _limiter_factory(shared: SharedRedis | None) -> Callable[[str, int, int | No
         return lambda _name, rate, burst: RateLimiter(rate, burst=burst)
     from arena.voting.shared_limits import SharedRateLimiter
 
-    return lambda name, rate, burst: SharedRateLimiter(shared.client, shared.prefix, name, rate, burst=burst)
+    return lambda name, rate, burst: SharedRateLimiter(
+        shared.client, shared.prefix, name, rate, burst=burst, breaker=shared.breaker
+    )
 
 
 def _pool(engine: Engine, settings: Settings, shared: SharedRedis | None) -> PoolCache:

@@ -7,14 +7,17 @@ an operator's model change increments, so one process's change retires every pro
 
 Without ARENA_REDIS_URL none of this exists and each process keeps today's behaviour (pages keyed by the newest
 snapshot id read from the database per request). A Redis that stops answering is logged and treated the same
-way: the callers fall back to the database.
+way: the callers fall back to the database. After a failure every caller skips Redis for a few seconds
+(`Breaker`), so a Redis that hangs costs one timeout per pause, not one per request.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.settings import Settings
@@ -24,12 +27,30 @@ _CLIENTS: dict[tuple[str, str], SharedRedis] = {}
 _LOCK = threading.Lock()
 
 
+class Breaker:
+    """Skip Redis for `pause` seconds after it failed, then try again."""
+
+    def __init__(self, pause: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.pause = pause
+        self.clock = clock
+        self._until = 0.0
+
+    def open(self) -> bool:
+        """True while callers should not try Redis (and use their fallback at once)."""
+        return self.clock() < self._until
+
+    def trip(self) -> None:
+        """Redis just failed: pause."""
+        self._until = self.clock() + self.pause
+
+
 @dataclass(frozen=True)
 class SharedRedis:
-    """A Redis client and the key prefix of one arena."""
+    """A Redis client, the key prefix of one arena and the breaker every user of the client shares."""
 
     client: Any
     prefix: str
+    breaker: Breaker = field(default_factory=Breaker)
 
     def key(self, *parts: str) -> str:
         """`prefix:part:part...`"""
@@ -61,14 +82,18 @@ class PageGeneration:
 
     def __init__(self, shared: SharedRedis) -> None:
         self.client = shared.client
+        self.breaker = shared.breaker
         self.key = shared.key("pages", "generation")
 
     def current(self) -> int | None:
         """The generation now (0 before the first change), or None when Redis cannot be read."""
+        if self.breaker.open():
+            return None
         try:
             return int(self.client.get(self.key) or 0)
         except Exception as exc:  # redis.RedisError, or a value another version wrote
-            log.warning("page generation unavailable (%s); pages keyed by the database this time", exc)
+            self.breaker.trip()
+            log.warning("page generation unavailable (%s); pages keyed by the database meanwhile", exc)
             return None
 
     def bump(self) -> None:
@@ -77,7 +102,12 @@ class PageGeneration:
         try:
             self.client.incr(self.key)
         except Exception as exc:
-            log.warning("page generation not advanced (%s); other processes see the change later", exc)
+            self.breaker.trip()
+            log.warning(
+                "page generation not advanced (%s); other processes show the change within their database "
+                "recheck (arena.leaderboard.reader.DB_RECHECK_SECONDS)",
+                exc,
+            )
 
 
 def page_generation(settings: Settings) -> PageGeneration | None:
@@ -86,4 +116,4 @@ def page_generation(settings: Settings) -> PageGeneration | None:
     return PageGeneration(shared) if shared is not None else None
 
 
-__all__ = ["PageGeneration", "SharedRedis", "page_generation", "shared_redis"]
+__all__ = ["Breaker", "PageGeneration", "SharedRedis", "page_generation", "shared_redis"]

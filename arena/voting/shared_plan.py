@@ -78,11 +78,13 @@ class SharedPlan:
     ) -> tuple[dict[Pair, float], int | None]:
         """The shared plan of `modality`: the published one while it is young enough (and `fresh` is not
         asked), else one this process computes and publishes, or the one another process is publishing."""
-        try:
-            found = self._shared(modality, compute, fresh)
-        except redis.RedisError as exc:
-            log.warning("shared vote plan unavailable (%s); computing this process's own", exc)
-            found = None
+        found = None
+        if not self.shared.breaker.open():
+            try:
+                found = self._shared(modality, compute, fresh)
+            except redis.RedisError as exc:
+                self.shared.breaker.trip()
+                log.warning("shared vote plan unavailable (%s); computing this process's own", exc)
         if found is not None:
             return found.plan, found.version
         self.fallbacks += 1
