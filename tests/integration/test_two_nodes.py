@@ -20,7 +20,7 @@ from sqlalchemy.exc import OperationalError
 from tests.conftest import PG_URL
 from tests.support.nodes import Node, PairVoter, free_port, stored_once
 
-pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+pytestmark = pytest.mark.slow
 
 REDIS = "redis://127.0.0.1:6379/0"
 LEASE_SECONDS = 10  # the shortest lease the settings accept
@@ -40,7 +40,7 @@ def _services() -> None:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
     except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} does not answer: {exc.orig}")
+        pytest.skip(f"PostgreSQL at {PG_URL} does not answer: {str(exc.orig).splitlines()[0]}")
     finally:
         engine.dispose()
     try:
