@@ -15,6 +15,7 @@ from sqlalchemy import Engine, insert, select
 
 from arena.db.tables import Model, RatingSnapshot, utcnow
 from arena.settings import Settings
+from arena.shared_state import page_generation
 from arena.snapshot_tallies import pick_examples, store_tallies
 from arena.vote_counts import counted_rows
 from arena.vote_tallies import kept_groups, update_tallies
@@ -127,6 +128,8 @@ def take_snapshot(
                     write.execute(insert(RatingSnapshot), records)
                     examples = pick_examples(write, mod, rule, include_simulated=settings.demo_mode)
                     store_tallies(write, mod, report.created_at, groups, rule, examples)
+    if report.boards and (generation := page_generation(settings)) is not None:
+        generation.bump()  # every process's cached leaderboard pages now show the new snapshot
     refresh_planner_statistics(engine)
     return report
 

@@ -6,7 +6,10 @@ Refreshes happen off the request path: a request that finds its pool stale is se
 one background thread per modality rebuilds it (never two at once). Votes cast per pair are counted
 incrementally (only votes past the last counted id), and recent shares read an index on (modality, served_at),
 so a refresh costs the same at 5 million votes as at 5 thousand. Only a process's very first request for a
-modality waits for a load (concurrent first requests share that one load)."""
+modality waits for a load (concurrent first requests share that one load).
+
+The plan comes from a `PlanSource`: by default this process computes it (`LocalPlan`); with ARENA_REDIS_URL,
+`arena.voting.shared_plan.SharedPlan` lets one process compute it and every other process read that one."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine, func, select
 
@@ -62,6 +65,28 @@ class ModalityPool:
     shares: dict[str, float] = field(default_factory=dict)
     models: dict[str, Model] = field(default_factory=dict)
     plan: dict[Pair, float] = field(default_factory=dict)
+    plan_version: int | None = None  # the shared plan's version (None: computed by this process alone)
+
+
+class PlanSource(Protocol):
+    """Where a pool's vote plan comes from. `compute` makes it from the database (counting the votes cast);
+    `fresh` asks for a plan made now (after an operator's change), not one made before."""
+
+    def plan(
+        self, modality: str, compute: Callable[[], dict[Pair, float]], *, fresh: bool
+    ) -> tuple[dict[Pair, float], int | None]:
+        """The plan and its version (None when it was computed here and not shared)."""
+        ...
+
+
+class LocalPlan:
+    """Every process computes its own plan (without Redis)."""
+
+    def plan(
+        self, modality: str, compute: Callable[[], dict[Pair, float]], *, fresh: bool
+    ) -> tuple[dict[Pair, float], int | None]:
+        """`compute()`, unshared."""
+        return compute(), None
 
 
 @dataclass
@@ -83,8 +108,12 @@ class PoolCache:
         clock: Callable[[], float] = time.monotonic,
         plan_votes: int = 200,
         background: bool = True,
+        plan_source: PlanSource | None = None,
+        on_invalidate: Callable[[], None] | None = None,
     ) -> None:
         self.engine = engine
+        self.plan_source = plan_source or LocalPlan()
+        self.on_invalidate = on_invalidate  # told after `invalidate` (the app retires cached pages with it)
         self.plan_votes = plan_votes
         self.ttl = ttl
         self.clock = clock
@@ -92,6 +121,7 @@ class PoolCache:
         self._pools: dict[str, tuple[float, ModalityPool]] = {}
         self._cast: dict[str, _Cast] = {}
         self._refreshing: set[str] = set()
+        self._fresh_plan: set[str] = set()  # modalities whose next plan must not predate an invalidation
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
         self.refreshes = 0
@@ -117,7 +147,11 @@ class PoolCache:
         with self._lock:
             cached = list(self._pools)
         for modality in cached:
+            with self._lock:
+                self._fresh_plan.add(modality)  # the plan, too, is made now, not taken from before the change
             self._refresh(modality)
+        if self.on_invalidate is not None:
+            self.on_invalidate()
 
     def get(self, modality: str) -> ModalityPool:
         """The pool for `modality`; when older than the ttl, a background rebuild starts and the current pool
@@ -183,7 +217,7 @@ class PoolCache:
             return dict(state.pairs)
 
     def load(self, modality: str) -> ModalityPool:
-        """Read the pool for `modality` from the database."""
+        """Read the pool for `modality` from the database; its plan from the plan source."""
         pool = ModalityPool()
         with self.engine.connect() as conn:
             for m in conn.execute(
@@ -247,7 +281,15 @@ class PoolCache:
                     counts[slug] += n
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}
-            cast = self.votes_cast(conn, modality)
         rated = {slug: s.rating for slug, s in pool.standings.items() if slug in pool.models}
-        pool.plan = plan_votes(rated, cast, self.plan_votes)
+
+        def compute() -> dict[Pair, float]:
+            with self.engine.connect() as conn:
+                cast = self.votes_cast(conn, modality)
+            return plan_votes(rated, cast, self.plan_votes)
+
+        with self._lock:
+            fresh = modality in self._fresh_plan
+            self._fresh_plan.discard(modality)
+        pool.plan, pool.plan_version = self.plan_source.plan(modality, compute, fresh=fresh)
         return pool
