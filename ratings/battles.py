@@ -12,6 +12,13 @@ Records that carry no comparison - a model against itself (a "self-battle"), or 
 null / "" (no verdict) - are skipped and counted by :func:`read_battles`; ``strict=True`` refuses
 them instead, like any malformed record, with a :class:`~ratings.errors.BattleFormatError` naming
 the line and reason. Reading the file (or stdin) stays with the caller.
+
+Files of many votes repeat a few record texts over and over (a million votes among twenty models
+hold a few thousand distinct lines when records carry only the models, the winner and tags), so
+:func:`read_battles` decodes each distinct line once and keeps how many records it stands for
+(:attr:`Battles.multiplicity`); per-vote columns are expanded only when asked for
+(:attr:`Battles.votes`). Any line that does not parse cleanly sends the file through the plain
+record-by-record reader, so errors, their line numbers and skip counts are the same either way.
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
 
 from ratings.errors import BattleFormatError
 from ratings.votes import WINNER_CODES, Votes
@@ -35,12 +45,39 @@ SKIP_SELF_BATTLE = "a model against itself"
 SKIP_NO_VERDICT = "no winner given (null or empty)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Battles:
-    """Parsed votes and how many records were skipped, by reason."""
+    """Parsed votes and how many records were skipped, by reason.
 
-    votes: Votes
+    Attributes
+    ----------
+    distinct : Votes
+        The kept records, each distinct one once (every record, in file order, when
+        ``multiplicity`` is ``None``).
+    multiplicity : numpy.ndarray or None
+        How many records each entry of ``distinct`` stands for (``None``: one each); pass it to
+        :func:`ratings.board.count_votes` to count the votes without expanding them.
+    skipped : dict
+        Records skipped, by reason.
+    order : numpy.ndarray or None
+        For each kept record in file order, its entry in ``distinct`` (``None``: the identity).
+    """
+
+    distinct: Votes
+    multiplicity: np.ndarray | None = None
     skipped: dict[str, int] = field(default_factory=dict)
+    order: np.ndarray | None = None
+
+    @cached_property
+    def votes(self) -> Votes:
+        """One vote per kept record, in file order."""
+        if self.order is None:
+            return self.distinct
+        return self.distinct.take(self.order)
+
+    def __len__(self) -> int:
+        """Number of kept records."""
+        return len(self.distinct) if self.order is None else len(self.order)
 
     def notes(self) -> list[str]:
         """One sentence per skip reason, for the CLI's ``note:`` lines."""
@@ -145,8 +182,9 @@ def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
     Returns
     -------
     Battles
-        One vote per kept record. Optional columns are present only if some record has the key;
-        ``weight`` only if some record has a weight.
+        The kept records (distinct ones with their multiplicities; ``.votes`` gives one vote per
+        record). Optional columns are present only if some record has the key; ``weight`` only if
+        some record has a weight.
 
     Raises
     ------
@@ -154,43 +192,100 @@ def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
         On the first malformed record: invalid JSON, not an object, a missing or non-string
         model, an unknown winner, a bad tag or weight (and, when strict, a record skipped otherwise).
     """
-    model_a: list[str] = []
-    model_b: list[str] = []
-    winners: list[int] = []
-    weights: list[float] = []
-    tags: dict[str, list[str | None]] = {k: [] for k in _TAGS}
-    seen = {k: False for k in (*_TAGS, "weight")}
+    texts = lines if isinstance(lines, list) else list(lines)
+    if texts and texts[0].startswith(_BOM):
+        texts = [texts[0][len(_BOM) :], *texts[1:]]
+    fast = _read_distinct(texts, strict)
+    return fast if fast is not None else _read_each(texts, strict)
+
+
+def _read_distinct(texts: list[str], strict: bool) -> Battles | None:
+    """Decode each distinct line once; ``None`` if any line is not a clean record (or the file is an array)."""
+    index = dict.fromkeys(texts)  # distinct lines in order of first appearance
+    for k, text in enumerate(index):
+        index[text] = k
+    ids = np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts))
+    counts = np.bincount(ids, minlength=len(index))
+    columns = _Columns()
+    row_of = np.full(len(index), -1, dtype=np.int64)
     skipped: Counter[str] = Counter()
-    for where, record in _records(lines):
+    first = True
+    for k, text in enumerate(index):
+        if not text.strip():
+            continue
+        if first and text.lstrip().startswith("["):
+            return None
+        first = False
         try:
-            a, b, outcome = _vote(record, where, strict)
+            columns.add(json.loads(text), (k + 1, "line"), strict)
+        except _Skip as skip:
+            skipped[skip.reason] += int(counts[k])
+            continue
+        except (json.JSONDecodeError, BattleFormatError):
+            return None  # the record-by-record reader names the first bad line
+        row_of[k] = len(columns) - 1
+    order = row_of[ids]
+    return Battles(columns.votes(), counts[row_of >= 0], dict(skipped), order[order >= 0])
+
+
+def _read_each(texts: list[str], strict: bool) -> Battles:
+    """The record-by-record reader (JSON arrays, and the exact first error of a malformed file)."""
+    columns = _Columns()
+    skipped: Counter[str] = Counter()
+    for where, record in _records(texts):
+        try:
+            columns.add(record, where, strict)
         except _Skip as skip:
             skipped[skip.reason] += 1
-            continue
+    return Battles(columns.votes(), None, dict(skipped))
+
+
+class _Columns:
+    """Vote columns built record by record; :meth:`add` checks a record in a fixed order (models,
+    winner, then tags, then weight) so the first error of a file is always the same one."""
+
+    def __init__(self) -> None:
+        self.model_a: list[str] = []
+        self.model_b: list[str] = []
+        self.winners: list[int] = []
+        self.weights: list[float] = []
+        self.tags: dict[str, list[str | None]] = {k: [] for k in _TAGS}
+        self.seen = {k: False for k in (*_TAGS, "weight")}
+
+    def __len__(self) -> int:
+        return len(self.winners)
+
+    def add(self, record: object, where: tuple[int, str], strict: bool) -> None:
+        """Append one record; raises :class:`BattleFormatError`, or ``_Skip`` for a record to skip."""
+        a, b, outcome = _vote(record, where, strict)
         assert isinstance(record, dict)
-        for key in _TAGS:
-            seen[key] = seen[key] or key in record
-            tags[key].append(_tag(record, key, where))
-        seen["weight"] = seen["weight"] or record.get("weight") is not None
-        weights.append(_weight(record, where))
-        model_a.append(a)
-        model_b.append(b)
-        winners.append(outcome)
+        tags = [_tag(record, key, where) for key in _TAGS]
+        weight = _weight(record, where)
+        for key, value in zip(_TAGS, tags, strict=True):
+            self.seen[key] = self.seen[key] or key in record
+            self.tags[key].append(value)
+        self.seen["weight"] = self.seen["weight"] or record.get("weight") is not None
+        self.weights.append(weight)
+        self.model_a.append(a)
+        self.model_b.append(b)
+        self.winners.append(outcome)
 
-    def column(key: str) -> list[str | None] | None:
-        return tags[key] if seen[key] else None
+    def votes(self) -> Votes:
+        """The columns as :class:`Votes` (optional columns only where some record had the key)."""
 
-    votes = Votes.from_columns(
-        model_a,
-        model_b,
-        winners,
-        weight=weights if seen["weight"] else None,
-        use_case=column("use_case"),
-        capability=column("capability"),
-        methodology=column("methodology"),
-        modality=column("modality"),
-    )
-    return Battles(votes, dict(skipped))
+        def column(key: str) -> list[str | None] | None:
+            return self.tags[key] if self.seen[key] else None
+
+        return Votes.from_columns(
+            self.model_a,
+            self.model_b,
+            self.winners,
+            weight=self.weights if self.seen["weight"] else None,
+            use_case=column("use_case"),
+            capability=column("capability"),
+            methodology=column("methodology"),
+            modality=column("modality"),
+        )
 
 
 def parse_battles(lines: Iterable[str]) -> Votes:
