@@ -42,6 +42,11 @@ _MARGIN = 2.0  # standard deviations between the Poisson total's mean and N
 #: Largest Poisson mean given an inversion table; larger means are drawn by ``Generator.poisson``.
 TABLE_MAX_MEAN = 64.0
 
+#: Up to this many votes, the top-up finds each draw's row in a table of every vote's row and gets the rows of
+#: its sorted draws by counting them per row; above, by sorting the draws and searching the cumulative counts.
+#: Both give the same rows, hence the same replicates.
+_VOTE_TABLE_MAX = 1 << 23
+
 
 def _step_counts(starts: np.ndarray) -> np.ndarray:
     """For each cell ``a`` of the guide, the number of ``starts`` that are ``<= a`` (int32)."""
@@ -117,6 +122,7 @@ class MultinomialSampler:
         self._poissonize = self.total > self.n_rows and self.total > 9
         self._groups: list[tuple[int, int, _PoissonTable | None]] = []
         self._direct: list[tuple[int, int, float]] = []  # rows drawn by Generator.poisson(mean)
+        self._row_of_vote: np.ndarray | None = None  # the row of each vote, for the top-up
         if self._poissonize:
             # Poisson means are counts times a scale about two standard deviations under 1, rounded
             # down to a 1/1024 grid so that boards of similar size share tables.
@@ -170,10 +176,20 @@ class MultinomialSampler:
             out[:, over] = self._draw_poisson(rng, len(over), dtype)
             totals[over] = out[:, over].sum(axis=0, dtype=np.int64)
         missing = self.total - totals
-        extra = np.sort(rng.integers(0, self.total, size=int(missing.sum())))  # sorted: cache-friendly search
-        rows = np.searchsorted(self._cum, extra, side="right")
+        extra = rng.integers(0, self.total, size=int(missing.sum()))
+        if self.total <= _VOTE_TABLE_MAX:  # the rows of the sorted draws, by counting instead of sorting
+            if self._row_of_vote is None:  # built once per sampler; threads may build it twice
+                self._row_of_vote = np.repeat(np.arange(self.n_rows, dtype=np.int32), self.counts)
+            found = np.bincount(self._row_of_vote[extra], minlength=self.n_rows)
+            rows = np.repeat(np.arange(self.n_rows), found)
+        else:  # sorted: cache-friendly search
+            rows = np.searchsorted(self._cum, np.sort(extra), side="right")
         replicate = rng.permutation(np.repeat(np.arange(rounds), missing))
-        np.add.at(out.reshape(-1), rows * rounds + replicate, 1)
+        flat_index = rows * rounds + replicate
+        if len(flat_index) * 8 >= out.size:  # dense top-up: one counting pass beats unbuffered adds
+            out += np.bincount(flat_index, minlength=out.size).reshape(out.shape).astype(dtype, copy=False)
+        else:
+            np.add.at(out.reshape(-1), flat_index, 1)
         return out
 
     def _draw_poisson(self, rng: np.random.Generator, rounds: int, dtype: type) -> np.ndarray:
