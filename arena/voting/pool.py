@@ -202,12 +202,15 @@ class PoolCache:
             for a, b, _winner, n in pair_outcomes(conn, modality) if last else ():
                 new[pair_key(a, b)] += n
         top = last
-        for a, b, n, high in conn.execute(
-            select(Vote.model_a, Vote.model_b, func.count(), func.max(Vote.id))
-            .where(Vote.modality == modality, Vote.id > last)
-            .group_by(Vote.model_a, Vote.model_b)
+        # only the id range in the WHERE clause (the modality is grouped, then skipped): with `modality = ?`
+        # SQLite reads the modality index end to end instead of the primary-key range of the new votes
+        for vote_modality, a, b, n, high in conn.execute(
+            select(Vote.modality, Vote.model_a, Vote.model_b, func.count(), func.max(Vote.id))
+            .where(Vote.id > last)
+            .group_by(Vote.modality, Vote.model_a, Vote.model_b)
         ).all():
-            new[pair_key(a, b)] += n
+            if vote_modality == modality:
+                new[pair_key(a, b)] += n
             top = max(top, int(high))
         with self._lock:
             if state.last == start:  # another refresh did not count the same votes meanwhile

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 
 from arena.db.tables import BatchFilterMark, Vote, VoteTally, VoteVerdict, utcnow
 from arena.vote_tallies import filtered_ids, move_kept, pair_outcomes, tally_lock, update_tallies
@@ -143,9 +143,9 @@ def run_batch_filters(
         )
     for mod in modalities:
         with engine.connect() as conn:
-            last = conn.execute(
-                select(Vote.id).where(Vote.modality == mod).order_by(Vote.id.desc()).limit(1)  # type: ignore[union-attr]
-            ).scalar()
+            # the newest vote of any modality: a primary-key look-up (a modality's own newest vote would read
+            # the modality index end to end); every vote of `mod` up to it is examined below
+            last = conn.execute(select(func.max(Vote.id))).scalar()
             if last is None:
                 continue
             mark = conn.execute(select(BatchFilterMark).where(BatchFilterMark.modality == mod)).first()
@@ -155,14 +155,20 @@ def run_batch_filters(
                 else mark.last_vote_id - ID_OVERLAP
             )
             rates = pair_totals(conn, mod)
-            fresh = (Vote.modality == mod, Vote.id > since)
-            sessions = sorted(s for (s,) in conn.execute(select(Vote.session_id).where(*fresh).distinct()))
-            addresses = sorted(
-                a
-                for (a,) in conn.execute(
-                    select(Vote.client_hash).where(*fresh, Vote.client_hash.is_not(None)).distinct()  # type: ignore[union-attr]
-                )
-            )
+            sessions_set: set[str] = set()
+            addresses_set: set[str] = set()
+            # only the id range in the WHERE clause: with `modality = ?` beside it SQLite reads the modality
+            # index end to end (every vote) instead of the primary-key range of the new votes
+            for vote_modality, session, address in conn.execute(
+                select(Vote.modality, Vote.session_id, Vote.client_hash)
+                .where(Vote.id > since)
+                .execution_options(yield_per=20_000)  # a first run streams every vote, never holds them
+            ):
+                if vote_modality == mod:
+                    sessions_set.add(session)
+                    if address is not None:
+                        addresses_set.add(address)
+            sessions, addresses = sorted(sessions_set), sorted(addresses_set)
         counts += _examine(engine, mod, Vote.session_id, sessions, rates, now)
         counts += _examine(engine, mod, Vote.client_hash, addresses, rates, now)
         values = {"filter_version": VERSION, "last_vote_id": int(last), "ran_at": now}
