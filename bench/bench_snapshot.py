@@ -313,6 +313,15 @@ def _serve(url: str) -> dict:
         out[name] = (time.perf_counter() - t0) * 1000
         if status != 200:
             raise SystemExit(f"{path} answered {status}")
+    uncached = []  # ten more model pages, each with every cache dropped first (median and worst)
+    for k in range(10):
+        app.state.leaderboard_reader = None
+        app.state.leaderboard_pages = None
+        t0 = time.perf_counter()
+        client.get(f"/models/bm{10 + k:02d}")
+        uncached.append((time.perf_counter() - t0) * 1000)
+    out["model_page_uncached_median_ms"] = float(np.median(uncached))
+    out["model_page_uncached_max_ms"] = float(np.max(uncached))
     from arena.leaderboard.published import VoteSet
     from arena.leaderboard.store import SnapshotCache
     from arena.leaderboard.tallies import count_tallies
