@@ -91,6 +91,9 @@ class DiffusersProvider:
         self.slug = slug
         self._pipes: dict[bool, Any] = {}
         self._lock = threading.Lock()
+        # held around each pipeline call: the tokenizer's truncation settings are shared state, so two
+        # concurrent calls could send an untruncated prompt to the text encoder (seen: 101 tokens for 32)
+        self._call_lock = threading.Lock()
 
     def _pipe(self, editing: bool) -> Any:
         with self._lock:
@@ -140,13 +143,14 @@ class DiffusersProvider:
         if refs:
             images = [Image.open(io.BytesIO(r)).convert("RGB") for r in refs]
             kwargs["image"] = images if len(images) > 1 else images[0]
-        started = time.perf_counter()
-        try:
-            out = pipe(prompt=request.prompt, **kwargs)
-        except torch.cuda.OutOfMemoryError as exc:  # type: ignore[attr-defined]
-            raise ServerError(f"out of GPU memory: {exc}") from exc
-        except (TypeError, ValueError) as exc:
-            raise BadResponse(f"pipeline call failed: {exc}") from exc
+        with self._call_lock:  # one call at a time; the clock starts once this call has the pipeline
+            started = time.perf_counter()
+            try:
+                out = pipe(prompt=request.prompt, **kwargs)
+            except torch.cuda.OutOfMemoryError as exc:  # type: ignore[attr-defined]
+                raise ServerError(f"out of GPU memory: {exc}") from exc
+            except (TypeError, ValueError) as exc:
+                raise BadResponse(f"pipeline call failed: {exc}") from exc
         buffer = io.BytesIO()
         out.images[0].save(buffer, "PNG")
         return buffer.getvalue(), started, time.perf_counter()

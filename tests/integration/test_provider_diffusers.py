@@ -108,3 +108,26 @@ def test_more_references_than_the_pipeline_takes_are_refused(tiny):
     )
     with pytest.raises(UnsupportedRequest):
         generate(params(tiny), request)
+
+
+def test_concurrent_calls_with_long_prompts_are_each_truncated(tiny):
+    """Concurrent calls on one pipeline all succeed (they take turns). A full-suite run once sent a 101-token
+    prompt to the 32-position text encoder during a two-job backfill; the suspected cause, overlapping calls on
+    the shared tokenizer, did not reproduce here without the lock, so this test guards the behaviour, not the
+    race."""
+    prompts = [
+        f"call {k}: " + "a long description of a drafting table with pencils and rulers " * 3
+        for k in range(4)
+    ]
+
+    async def go():
+        provider = build_provider("diffusers", params(tiny), slug="tiny")
+        try:
+            return await asyncio.gather(
+                *(provider.generate(GenerationRequest(prompt=p, seed=k)) for k, p in enumerate(prompts))
+            )
+        finally:
+            await provider.aclose()
+
+    results = asyncio.run(go())
+    assert len(results) == 4 and all(r.image.startswith(b"\x89PNG") for r in results)
