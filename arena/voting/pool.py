@@ -61,6 +61,7 @@ class ModalityPool:
     shares: dict[str, float] = field(default_factory=dict)
     models: dict[str, Model] = field(default_factory=dict)
     plan: dict[Pair, float] = field(default_factory=dict)
+    n_pairs: int = 0  # pairs of the models with a servable output (counted once per load, not per serve)
 
 
 @dataclass
@@ -242,6 +243,8 @@ class PoolCache:
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}
             cast = self.votes_cast(conn, modality)
+        n_models = len({o.model_slug for outs in pool.outputs.values() for o in outs})
+        pool.n_pairs = n_models * (n_models - 1) // 2
         rated = {slug: s.rating for slug, s in pool.standings.items() if slug in pool.models}
         pool.plan = plan_votes(rated, cast, self.plan_votes)
         return pool
