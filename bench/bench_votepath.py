@@ -23,8 +23,10 @@ the in-memory pool). `--images` fetches both images between the two requests (ou
 server's work for them, including the 25 ms answer quantum, counts against its throughput).
 
 Figures: pairs/s over the measured window (after a warm-up), p50 / p99 per request (matchup and vote requests
-pooled, each timed alone), server CPU milliseconds per pair (this figure does not depend on how busy the other
-core is), client CPU share, and the 1-minute load average at the start and end of each window. Voters are a
+pooled, each timed alone), server CPU milliseconds per pair (user + system of the uvicorn process(es); it
+depends far less on how busy the machine is than pairs/s), on PostgreSQL also the database's CPU per pair (the
+server processes of this server's connections, found by application_name), client CPU share, and the 1-minute
+load average at the start and end of each window. Voters are a
 closed loop, so mean latency = voters / requests per second (Little's law): p99 < 100 ms at 64 voters needs more
 than 640 requests/s. Then the count check: every acknowledged vote (200) is in the votes table exactly once,
 no vote is stored without an acknowledgement, and the same for the baseline's rows.
@@ -116,6 +118,13 @@ def prepare_arena(env: dict[str, str], n_models: int, n_prompts: int) -> None:
     ).stdout
     if "text_to_image/overall" not in snapshot:
         raise SystemExit(f"the snapshot has no overall board: {snapshot}")
+    if not env["ARENA_DATABASE_URL"].startswith("sqlite"):
+        # Planner statistics, as autovacuum keeps them on a running database: without them the fresh schema's
+        # planner takes the 300-row matchups table for empty and sorts every matchup of the modality per serve.
+        engine = create_engine(env["ARENA_DATABASE_URL"], isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
+            conn.execute(text("ANALYZE matchups, votes, vote_verdicts, outputs, prompts"))  # this schema only
+        engine.dispose()
 
 
 def wait_ready(port: int, path: str, method: str = "GET", timeout: float = 240.0) -> None:
@@ -161,6 +170,7 @@ class Window:
     errors: dict[str, int]
     server_cpu: float
     server_sys: float
+    database_cpu: float | None
     client_cpu: float
     solve: float
     load: tuple[float, float]
@@ -170,14 +180,37 @@ class Window:
     def rate(self) -> float:
         return self.pairs / self.seconds
 
+    @property
+    def db_per_pair(self) -> str:
+        """PostgreSQL server CPU per pair (milliseconds), or "in process" for SQLite."""
+        if self.database_cpu is None:
+            return "in process"
+        return f"{self.database_cpu * 1000 / max(1, self.pairs):.2f}"
+
     def pct(self, q: float) -> float:
         xs = sorted(self.latencies)
         return xs[min(len(xs) - 1, int(q * len(xs)))] * 1000 if xs else float("nan")
 
 
+def database_cpu(database_url: str) -> float | None:
+    """PostgreSQL: CPU seconds of the server processes serving `database_url`'s connections (its schema is
+    their application_name); None for SQLite, whose work is inside the server process."""
+    if "application_name=" not in database_url:
+        return None
+    name = database_url.rsplit("application_name=", 1)[1]
+    admin = create_engine(PG_URL)
+    with admin.connect() as conn:
+        pids = conn.execute(
+            text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"), {"name": name}
+        ).scalars()
+        total = sum(sum(cpu_seconds(pid)) for pid in pids)
+    admin.dispose()
+    return total
+
+
 async def measure(
     name: str, port: int, pid: int, paths: tuple[str, str], args: argparse.Namespace, n: int, total: Outcome,
-    profile: Path | None,
+    profile: Path | None, database_url: str,
 ) -> Window:  # fmt: skip
     """Warm up, then measure one window of `n` closed-loop voters; the outcome is added to `total`."""
     outcome = Outcome()
@@ -197,9 +230,11 @@ async def measure(
         spy = subprocess.Popen(spy_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     began, load0 = time.perf_counter(), os.getloadavg()[0]
     cpu0, client0, solve0 = cpu_seconds(pid), time.process_time(), outcome.solve_seconds
+    db0 = database_cpu(database_url)
     await asyncio.sleep(args.seconds)
     ended, load1 = time.perf_counter(), os.getloadavg()[0]
     cpu1, client1, solve1 = cpu_seconds(pid), time.process_time(), outcome.solve_seconds
+    db1 = database_cpu(database_url)
     stop.set()
     await asyncio.gather(*tasks)
     if spy is not None:
@@ -222,6 +257,7 @@ async def measure(
         errors=errors,
         server_cpu=sum(cpu1) - sum(cpu0),
         server_sys=cpu1[1] - cpu0[1],
+        database_cpu=None if db0 is None or db1 is None else db1 - db0,
         client_cpu=client1 - client0,
         solve=solve1 - solve0,
         load=(load0, load1),
@@ -277,7 +313,7 @@ def database(backend: str, work: Path, name: str, schemas: list[str]) -> str:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     admin.dispose()
     schemas.append(schema)
-    return f"{PG_URL}?options=-csearch_path%3D{schema}"
+    return f"{PG_URL}?options=-csearch_path%3D{schema}&application_name={schema}"
 
 
 def drop_schemas(schemas: list[str]) -> None:
@@ -293,16 +329,17 @@ def drop_schemas(schemas: list[str]) -> None:
 def print_windows(backend: str, workers: int, windows: list[Window]) -> None:
     print(f"\n{backend}, {workers} worker(s) per server:")
     print(
-        "| server | voters | pairs/s | ratio | p50 ms | p99 ms | server CPU ms/pair | client CPU | load avg |"
+        "| server | voters | pairs/s | ratio | p50 ms | p99 ms | server CPU ms/pair | database CPU ms/pair "
+        "| client CPU | load avg |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     base = {(w.voters, w.round): w for w in windows if w.name == "baseline"}
     for w in windows:
         b = base.get((w.voters, w.round))
         ratio = f"{w.rate / b.rate:.2f}x" if b is not None and w is not b and b.rate else ""
         print(
             f"| {w.name} | {w.voters} | {w.rate:.0f} | {ratio} | {w.pct(0.50):.1f} | {w.pct(0.99):.1f} | "
-            f"{w.server_cpu * 1000 / max(1, w.pairs):.2f} | {w.client_cpu / w.seconds:.0%} "
+            f"{w.server_cpu * 1000 / max(1, w.pairs):.2f} | {w.db_per_pair} | {w.client_cpu / w.seconds:.0%} "
             f"(PoW {w.solve / w.seconds:.0%}) | {w.load[0]:.1f}-{w.load[1]:.1f} |"
         )
     for w in windows:
@@ -391,7 +428,15 @@ def run_backend(backend: str, args: argparse.Namespace, work: Path) -> None:
                         profile = args.profile / f"{backend}-{server.name}-{n}-r{rnd}.txt"
                     w = asyncio.run(
                         measure(
-                            server.name, server.port, server.proc.pid, paths, args, n, server.total, profile
+                            server.name,
+                            server.port,
+                            server.proc.pid,
+                            paths,
+                            args,
+                            n,
+                            server.total,
+                            profile,
+                            server.url,
                         )
                     )
                     w.round = rnd
@@ -399,7 +444,8 @@ def run_backend(backend: str, args: argparse.Namespace, work: Path) -> None:
                     print(
                         f"  {server.name:13} {n:3} voters: {w.rate:6.0f} pairs/s, p50 {w.pct(0.5):6.1f} ms, "
                         f"p99 {w.pct(0.99):7.1f} ms, server CPU {w.server_cpu * 1000 / max(1, w.pairs):.2f} ms/pair "
-                        f"({w.server_sys / max(w.server_cpu, 1e-9):.0%} system), load {w.load[0]:.1f}-{w.load[1]:.1f}",
+                        f"({w.server_sys / max(w.server_cpu, 1e-9):.0%} system), database CPU {w.db_per_pair} ms/pair, "
+                        f"load {w.load[0]:.1f}-{w.load[1]:.1f}",
                         flush=True,
                     )  # fmt: skip
         print_windows(backend, args.workers, windows)
