@@ -32,7 +32,10 @@ than 640 requests/s. Then the count check: every acknowledged vote (200) is in t
 no vote is stored without an acknowledgement, and the same for the baseline's rows.
 
     python -m bench.bench_votepath [--backend sqlite postgres] [--voters 16 64] [--seconds 15] [--workers 1]
-        [--profile DIR]   # py-spy record of the arena server in each measured window (speedscope JSON)
+        [--rounds N]          # repeat the alternation of servers
+        [--compare-root DIR]  # also `arena serve` of another checkout (before / after a change, same run)
+        [--floor]             # also the arena's app with the service stubbed, and the service alone
+        [--profile DIR]       # py-spy (raw, GIL-holding samples) of each arena server in each window
 """
 
 from __future__ import annotations
@@ -415,6 +418,19 @@ def run_backend(backend: str, args: argparse.Namespace, work: Path) -> None:
                 stderr=subprocess.STDOUT,
             )
             wait_ready(server.port, "/healthz")
+        if args.floor:  # the arena's app with the service stubbed, on the arena's (untouched) database
+            stub = Server("arena, service stubbed", ROOT, servers[1].url, args.port + 3)
+            stub_env = {**envs["arena"], "ARENA_PORT": str(stub.port)}
+            log = open(work / "arena" / "stub.log", "ab")  # noqa: SIM115
+            stub.proc = subprocess.Popen(
+                [sys.executable, "-m", "bench.votepath_floor", "serve"],
+                env=stub_env,
+                cwd=ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            servers.append(stub)
+            wait_ready(stub.port, "/healthz")
         wait_ready(base.port, "/base/matchups", "POST")
         windows: list[Window] = []
         for rnd in range(args.rounds):
@@ -450,7 +466,18 @@ def run_backend(backend: str, args: argparse.Namespace, work: Path) -> None:
                     )  # fmt: skip
         print_windows(backend, args.workers, windows)
         for server in servers:
-            print(count_check(server.name, server.url, server.total, arena=server is not base))
+            if not server.name.startswith("arena, "):
+                print(count_check(server.name, server.url, server.total, arena=server is not base))
+        if args.floor:
+            alone = subprocess.run(
+                [sys.executable, "-m", "bench.votepath_floor", "service", "--pairs", "2000"],
+                env=envs["arena"],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            print(f"arena service alone (one thread, no HTTP, after the windows): {alone} ms CPU per pair")
     finally:
         for server in servers:
             if server.proc is not None:
@@ -485,6 +512,11 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="folder for py-spy profiles of the arena server")
     parser.add_argument(
         "--world", type=Path, help="SQLite: keep the prepared world here and reuse it next time"
+    )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also measure the arena's app with the service stubbed, and the service alone (bench/votepath_floor.py)",
     )
     parser.add_argument(
         "--compare-root",
