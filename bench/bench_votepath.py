@@ -188,7 +188,7 @@ class Window:
         """PostgreSQL server CPU per pair (milliseconds), or "in process" for SQLite."""
         if self.database_cpu is None:
             return "in process"
-        return f"{self.database_cpu * 1000 / max(1, self.pairs):.2f}"
+        return f"{self.database_cpu * 1000 / max(1, self.pairs):.2f} ms/pair"
 
     def pct(self, q: float) -> float:
         xs = sorted(self.latencies)
@@ -332,7 +332,7 @@ def drop_schemas(schemas: list[str]) -> None:
 def print_windows(backend: str, workers: int, windows: list[Window]) -> None:
     print(f"\n{backend}, {workers} worker(s) per server:")
     print(
-        "| server | voters | pairs/s | ratio | p50 ms | p99 ms | server CPU ms/pair | database CPU ms/pair "
+        "| server | voters | pairs/s | ratio | p50 ms | p99 ms | server CPU ms/pair | database CPU "
         "| client CPU | load avg |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -460,7 +460,7 @@ def run_backend(backend: str, args: argparse.Namespace, work: Path) -> None:
                     print(
                         f"  {server.name:13} {n:3} voters: {w.rate:6.0f} pairs/s, p50 {w.pct(0.5):6.1f} ms, "
                         f"p99 {w.pct(0.99):7.1f} ms, server CPU {w.server_cpu * 1000 / max(1, w.pairs):.2f} ms/pair "
-                        f"({w.server_sys / max(w.server_cpu, 1e-9):.0%} system), database CPU {w.db_per_pair} ms/pair, "
+                        f"({w.server_sys / max(w.server_cpu, 1e-9):.0%} system), database CPU {w.db_per_pair}, "
                         f"load {w.load[0]:.1f}-{w.load[1]:.1f}",
                         flush=True,
                     )  # fmt: skip
