@@ -1,13 +1,15 @@
 """Engine factory: SQLite gets WAL, foreign keys and a busy timeout; PostgreSQL gets a pool that pings only
 connections that sat idle.
 
-Pool size: request handlers run on Starlette's 40 threads plus the vote path's few (arena.web.voting), so the
-pool may grow to POOL_SIZE + POOL_OVERFLOW connections and a handler never queues for one (the default 5 + 10
-made threads wait under load). Liveness: `pool_pre_ping` cost a `SELECT 1` round trip on every checkout, i.e.
-on every request; instead a connection idle for IDLE_PING_SECONDS or more is pinged at checkout (where a
-restarted server or a dropped idle connection shows up), and a dead one is replaced before the request sees
-it. A connection that dies while in use fails that request (503) and, being a disconnect, makes the pool
-replace every connection older than it.
+Pool size: the vote path's 8 threads (arena.web.voting) each hold one connection per request and the other
+routes run on Starlette's threads; POOL_SIZE connections stay open and up to POOL_OVERFLOW more open in bursts
+(SQLAlchemy's default of 5 + 10 was smaller than the 40 threads that handled votes). 20 a process keeps 4
+workers under PostgreSQL's default max_connections of 100.
+
+Liveness: `pool_pre_ping` cost a `SELECT 1` round trip on every checkout, i.e. on every request; instead a
+connection idle for IDLE_PING_SECONDS or more is pinged at checkout (where a restarted server or a dropped idle
+connection shows up), and a dead one is replaced before the request sees it. A connection that dies while in
+use fails that request (503) and, being a disconnect, makes the pool replace every connection older than it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 
 POOL_SIZE = 10
-POOL_OVERFLOW = 40
+POOL_OVERFLOW = 10
 IDLE_PING_SECONDS = 10.0
 
 
