@@ -37,6 +37,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python -m bench.bench_ratings
+	$(BIN)/python -m bench.bench_cli
 	$(BIN)/python bench/bench_matchmaking.py
 	$(BIN)/python bench/bench_sybil.py
 	$(BIN)/python bench/bench_timing.py

@@ -23,6 +23,7 @@ from arena.db.tables import utcnow
 from arena.media import MediaStore
 from arena.paths import STATIC_DIR, TEMPLATES_DIR
 from arena.settings import Settings
+from arena.shared_state import PageGeneration, SharedRedis, shared_redis
 from arena.voting.pool import PoolCache
 from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
@@ -53,17 +54,31 @@ from arena.web.openapi import conforming_openapi
 from prompts_taxonomy import load_taxonomy
 
 
-def _limiter_factory(settings: Settings) -> Callable[[str, int, int | None], Any]:
+def _limiter_factory(shared: SharedRedis | None) -> Callable[[str, int, int | None], Any]:
     """In-process token buckets, or buckets in Redis shared by every process when ARENA_REDIS_URL is set."""
-    if not settings.redis_url:
+    if shared is None:
         return lambda _name, rate, burst: RateLimiter(rate, burst=burst)
-    import redis
+    from arena.voting.shared_limits import SharedRateLimiter
 
-    from arena.voting.shared_limits import SharedRateLimiter, namespace
+    return lambda name, rate, burst: SharedRateLimiter(
+        shared.client, shared.prefix, name, rate, burst=burst, breaker=shared.breaker
+    )
 
-    client = redis.Redis.from_url(settings.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5)
-    prefix = namespace(resolve_secret(settings))
-    return lambda name, rate, burst: SharedRateLimiter(client, prefix, name, rate, burst=burst)
+
+def _pool(engine: Engine, settings: Settings, shared: SharedRedis | None) -> PoolCache:
+    """The matchmaking pool; with Redis its vote plan is computed by one process and read by the others, and
+    an operator's change (which invalidates the pool) also retires every process's cached pages."""
+    if shared is None:
+        return PoolCache(engine, plan_votes=settings.matchmaking_plan_votes)
+    from arena.voting.shared_plan import SharedPlan
+
+    generation = PageGeneration(shared)
+    return PoolCache(
+        engine,
+        plan_votes=settings.matchmaking_plan_votes,
+        plan_source=SharedPlan(shared),
+        on_invalidate=generation.bump,
+    )
 
 
 def create_app(
@@ -86,10 +101,12 @@ def create_app(
     app.state.taxonomy = load_taxonomy()
     app.state.media = MediaStore(settings.media_dir)
     app.state.clock = clock
-    app.state.pool = PoolCache(app.state.engine, plan_votes=settings.matchmaking_plan_votes)
+    shared = shared_redis(settings)  # None without ARENA_REDIS_URL: every process keeps its own state
+    app.state.page_generation = PageGeneration(shared) if shared is not None else None
+    app.state.pool = _pool(app.state.engine, settings, shared)
     app.state.arena = ArenaService(app.state.engine, settings, app.state.taxonomy, pool=app.state.pool)
     app.state.sessions = VoterSessions(resolve_secret(settings), settings.trusted_proxies)
-    limiter = _limiter_factory(settings)
+    limiter = _limiter_factory(shared)
     app.state.session_limiter = limiter("session", settings.session_votes_per_minute * 2, None)
     app.state.address_limiter = limiter("address", settings.address_votes_per_minute * 2, None)
     app.state.operator_attempts = limiter(

@@ -17,7 +17,7 @@ from arena import audit
 from arena.db.tables import Model, Output, Prompt, Vote, utcnow
 from arena.retirement import _boards
 from arena.settings import Settings
-from arena.snapshots import kept_votes_query
+from arena.vote_counts import kept_votes_query
 from arena.voting.pool import PoolCache
 from prompts_taxonomy.retirement import judge_discrimination, tally_favorites
 

@@ -1,7 +1,9 @@
 """`arena ratings ...`: fit leaderboards from a battles file (no database) and store snapshots.
 
-Kept outside the `arena.cli` package and importing only Typer and `ratings`, so `arena ratings fit` starts
-without loading the web application, the database layer or the provider SDKs (see `arena.entry`)."""
+Kept outside the `arena.cli` package and importing only Typer at load time, so `arena ratings fit` starts
+without loading the web application, the database layer or the provider SDKs (see `arena.entry`), and
+`--help` or a usage error answers before numpy and scipy are loaded: the `ratings` package is imported
+when the command runs."""
 
 from __future__ import annotations
 
@@ -9,11 +11,21 @@ import json
 import math
 import sys
 from enum import StrEnum
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-import ratings as rt
+if TYPE_CHECKING:
+    import numpy as np
+
+    import ratings as rt
+
+#: Option defaults, equal to `ratings.DEFAULT_LEVEL`, `ratings.DEFAULT_MIN_VOTES` and
+#: `ratings.DEFAULT_ANCHOR_RATING` (a unit test checks it): spelled out so that the options can be declared
+#: without importing the ratings package and numpy.
+DEFAULT_LEVEL = 0.95
+DEFAULT_MIN_VOTES = 300
+DEFAULT_ANCHOR_RATING = 1000.0
 
 app = typer.Typer(help="Bradley-Terry leaderboards from votes.", no_args_is_help=True)
 
@@ -38,14 +50,16 @@ def _parse_anchor(text: str) -> tuple[str, float]:
         try:
             rating = float(value)
         except ValueError:
-            return text, rt.DEFAULT_ANCHOR_RATING
+            return text, DEFAULT_ANCHOR_RATING
         if not math.isfinite(rating):
             _fail(f"the anchor rating must be a finite number (got {value!r})")
         return name, rating
-    return text, rt.DEFAULT_ANCHOR_RATING
+    return text, DEFAULT_ANCHOR_RATING
 
 
-def _read_votes(path: str, strict: bool = False) -> rt.Votes:
+def _read_battles(path: str, strict: bool = False) -> rt.Battles:
+    import ratings as rt
+
     try:
         if path == "-":
             battles = rt.read_battles(sys.stdin, strict=strict)
@@ -60,21 +74,23 @@ def _read_votes(path: str, strict: bool = False) -> rt.Votes:
         _fail(str(exc))
     for note in battles.notes():
         typer.echo(f"note: {note}", err=True)
-    return battles.votes
+    return battles
 
 
-def _one_modality(votes: rt.Votes, modality: str | None) -> rt.Votes:
+def _one_modality(battles: rt.Battles, modality: str | None) -> tuple[rt.Votes, np.ndarray | None]:
+    """The distinct votes of the chosen modality and how many votes each stands for."""
+    votes, multiplicity = battles.distinct, battles.multiplicity
     found = votes.modalities()
     if modality is not None:
-        selected = votes.for_modality(modality)
-        if len(selected) == 0:
+        mask = votes.modality == modality if votes.modality is not None else None
+        if mask is None or not mask.any():
             names = ", ".join(m for m in found if m is not None) or "none"
             _fail(f"no votes with modality '{modality}' (modalities in the file: {names})")
-        return selected
+        return votes.select(mask), None if multiplicity is None else multiplicity[mask]
     if len(found) > 1:
         names = ", ".join(m if m is not None else "(no modality)" for m in found)
         _fail(f"the battles mix modalities ({names}); choose one with --modality")
-    return votes
+    return votes, multiplicity
 
 
 def _number(x: float) -> float | str | None:
@@ -169,13 +185,13 @@ def fit(
     seed: Annotated[int, typer.Option(help="Bootstrap seed (same data and seed, same digits).")] = 0,
     level: Annotated[
         float, typer.Option(help="Interval coverage, between 0 and 1 (ranks use the same level).")
-    ] = rt.DEFAULT_LEVEL,
+    ] = DEFAULT_LEVEL,
     interval: Annotated[IntervalMethod, typer.Option(help="Interval method.")] = IntervalMethod.bootstrap,
     board: Annotated[str, typer.Option(help="overall, use_case=NAME or capability=NAME.")] = "overall",
     modality: Annotated[str | None, typer.Option(help="Modality to rate (required if several).")] = None,
     min_votes: Annotated[
         int, typer.Option(help="Models with fewer votes are marked provisional.", min=0)
-    ] = rt.DEFAULT_MIN_VOTES,
+    ] = DEFAULT_MIN_VOTES,
     current_methodology: Annotated[
         str | None, typer.Option(help="Apply the cohort filter with this current methodology version.")
     ] = None,
@@ -198,6 +214,8 @@ def fit(
     ] = False,
 ) -> None:
     """Fit a Bradley-Terry leaderboard from a battles file and print it."""
+    import ratings as rt
+
     try:
         key = rt.BoardKey.parse(board)
     except ValueError as exc:
@@ -207,15 +225,16 @@ def fit(
     cohorts = None
     if current_methodology is not None:
         cohorts = rt.CohortRule(current_methodology, frozenset(current_model or ()))
-    name, rating = _parse_anchor(anchor) if anchor else (rt.default_anchor(key), rt.DEFAULT_ANCHOR_RATING)
-    votes = _one_modality(_read_votes(battles, strict), modality)
+    name, rating = _parse_anchor(anchor) if anchor else (rt.default_anchor(key), DEFAULT_ANCHOR_RATING)
+    votes, multiplicity = _one_modality(_read_battles(battles, strict), modality)
     try:
+        # distinct votes counted with their multiplicities: the same rows as the votes one by one
+        rows = rt.count_votes(votes, cohorts, multiplicity=multiplicity)
         result = rt.compute_board(
-            votes,
+            rows,
             board=key,
             anchor=name,
             anchor_rating=rating,
-            cohorts=cohorts,
             interval=interval.value,
             n_bootstrap=bootstrap,
             seed=seed,

@@ -21,7 +21,7 @@ from arena.corpus import check_freshness
 from arena.db.tables import Prompt, RatingSnapshot, RetirementReport, utcnow
 from arena.pool import coverage, current_batch
 from arena.settings import Settings
-from arena.snapshots import kept_votes_query
+from arena.vote_counts import kept_votes_query
 from arena.voting.pool import PoolCache
 from prompts_taxonomy import load_taxonomy
 from prompts_taxonomy.retirement import FavoriteTally, board_positions, judge_discrimination, tally_favorites

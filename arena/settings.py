@@ -192,7 +192,9 @@ class Settings(BaseSettings):
     redis_url: str = Field(
         default="",
         description="Redis shared by every worker and node (redis://127.0.0.1:6379/0): rate limits and operator "
-        "lock-outs are counted there. Empty: each process keeps its own counts.",
+        "lock-outs are counted there, one process computes the matchmaking vote plan for all, and a new snapshot "
+        "retires every process's cached leaderboard pages at once. Empty: each process keeps its own counts, "
+        "plan and pages.",
     )
 
     judge_base_url: str = Field(

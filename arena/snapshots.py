@@ -11,11 +11,14 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, and_, exists, insert, select
+from sqlalchemy import Engine, insert, select
 
-from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
+from arena.db.tables import Model, RatingSnapshot, utcnow
 from arena.settings import Settings
-from arena.vote_counts import counted_rows, grouped_kept_votes
+from arena.shared_state import page_generation
+from arena.snapshot_tallies import pick_examples, store_tallies
+from arena.vote_counts import counted_rows
+from arena.vote_tallies import kept_groups, update_tallies
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
@@ -28,30 +31,6 @@ UNCERTAINTY_RULE = "one-shift-intervals+pairwise-ranks"
 FILTER_VERSION = (
     "+".join(f"{name}{v}" for name, v in sorted(ONLINE_FILTERS.items())) + f"+anomaly{ANOMALY_VERSION}"
 )
-
-
-def kept_votes_query(modality: str, *, include_simulated: bool) -> Any:
-    """Votes of `modality` that no verdict filters (optionally leaving out simulated votes), oldest first."""
-    filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712
-    query = (
-        select(
-            Vote.id,
-            Vote.model_a,
-            Vote.model_b,
-            Vote.winner,
-            Vote.use_case,
-            Vote.capability,
-            Vote.methodology,
-            Vote.session_id,
-            Vote.prompt_id,
-            Vote.source,
-        )
-        .where(Vote.modality == modality, ~filtered)
-        .order_by(Vote.id)
-    )
-    if not include_simulated:
-        query = query.where(Vote.source != "simulated")
-    return query
 
 
 def board_anchor(configured: str, models: list[Model]) -> str:
@@ -86,20 +65,23 @@ def take_snapshot(
     report = SnapshotReport(created_at=now or utcnow())
     if refilter:
         report.filtered = dict(run_batch_filters(engine, modality=modality, now=report.created_at))
+    else:
+        update_tallies(engine)
     with engine.connect() as conn:
         models = [Model.model_validate(r._mapping) for r in conn.execute(select(Model)).all()]
         modalities = [modality] if modality else sorted({m.modality for m in models})
         for mod in modalities:
             mine = [m for m in models if m.modality == mod]
-            groups = grouped_kept_votes(conn, mod, include_simulated=settings.demo_mode)
+            groups = kept_groups(conn, mod, include_simulated=settings.demo_mode)
             if not groups:
                 report.failures[f"{mod}/overall"] = "no kept votes"
                 continue
             overall_anchor = board_anchor(settings.overall_anchor, mine)
             slice_anchor = board_anchor(settings.slice_anchor, mine)
             current = frozenset(m.slug for m in mine if m.cohort == "current")
+            rule = CohortRule(settings.methodology_version, current)
             boards = compute_all_boards(
-                counted_rows(groups, CohortRule(settings.methodology_version, current)),
+                counted_rows(groups, rule),
                 overall_anchor=overall_anchor,
                 slice_anchor=slice_anchor,
                 interval=settings.interval_method,
@@ -144,6 +126,10 @@ def take_snapshot(
             if records:
                 with engine.begin() as write:
                     write.execute(insert(RatingSnapshot), records)
+                    examples = pick_examples(write, mod, rule, include_simulated=settings.demo_mode)
+                    store_tallies(write, mod, report.created_at, groups, rule, examples)
+    if report.boards and (generation := page_generation(settings)) is not None:
+        generation.bump()  # every process's cached leaderboard pages now show the new snapshot
     refresh_planner_statistics(engine)
     return report
 

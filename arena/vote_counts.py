@@ -17,6 +17,30 @@ from arena.db.tables import Vote, VoteVerdict
 from ratings import CohortRule, VoteRows, Votes, count_votes
 
 
+def kept_votes_query(modality: str, *, include_simulated: bool) -> Any:
+    """Votes of `modality` that no verdict filters (optionally leaving out simulated votes), oldest first."""
+    filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712
+    query = (
+        select(
+            Vote.id,
+            Vote.model_a,
+            Vote.model_b,
+            Vote.winner,
+            Vote.use_case,
+            Vote.capability,
+            Vote.methodology,
+            Vote.session_id,
+            Vote.prompt_id,
+            Vote.source,
+        )
+        .where(Vote.modality == modality, ~filtered)
+        .order_by(Vote.id)
+    )
+    if not include_simulated:
+        query = query.where(Vote.source != "simulated")
+    return query
+
+
 def kept_filter(modality: str, *, include_simulated: bool) -> list[Any]:
     """WHERE clauses of the kept votes of `modality` (same meaning as `snapshots.kept_votes_query`)."""
     filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712

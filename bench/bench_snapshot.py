@@ -56,6 +56,7 @@ def _settings(url: str):
         overall_anchor="bm00",
         slice_anchor="bm00",
         secret_key="bench",
+        scheduler_enabled=False,
     )
 
 
@@ -131,6 +132,25 @@ def add_votes(url: str, start: int, n: int, seed: int) -> None:
         engine.dispose()
 
 
+def _outputs(session) -> None:
+    """One stored output per (prompt, model), so matchups can be served (their images are never fetched)."""
+    from sqlalchemy import insert, select
+
+    from arena.db.tables import Output, Prompt, utcnow
+
+    prompts = session.exec(select(Prompt.id).where(Prompt.modality == "text_to_image")).all()
+    session.execute(
+        insert(Output),
+        [
+            {"prompt_id": p[0], "model_slug": f"bm{i:02d}", "status": "ok", "media_id": f"bench-{p[0]}-{i}",
+             "sent_params": {}, "raw_metadata": {}, "created_at": utcnow()}
+            for p in prompts
+            for i in range(N_MODELS)
+        ],
+    )  # fmt: skip
+    session.commit()
+
+
 def build(backend: str, n: int) -> str:
     """The cached database with `n` votes (built once)."""
     from sqlalchemy import create_engine, text
@@ -157,6 +177,7 @@ def build(backend: str, n: int) -> str:
     initialize(_settings(url), engine)
     with Session(engine) as s:
         sync_registry(s, parse_registry(REGISTRY))
+        _outputs(s)
     engine.dispose()
     t = time.perf_counter()
     add_votes(url, 1, n, seed=1)
@@ -171,7 +192,9 @@ def _baseline(url: str) -> dict:
 
     from arena.db import make_engine
     from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
-    from arena.snapshots import _row, board_anchor, kept_votes_query
+    from arena.snapshots import board_anchor
+    from arena.snapshots import stored_row as _row
+    from arena.vote_counts import kept_votes_query
     from arena.voting.anomaly import FILTERS, VERSION, RawVote, find_anomalies
     from ratings import CohortRule, Votes, compute_all_boards
 
@@ -242,10 +265,93 @@ def _ours(url: str) -> dict:
     }
 
 
+def _prepare(url: str) -> dict:
+    """For a history said to be examined by earlier runs (``--skip-first``): mark the batch filters as past
+    every vote, then count the vote tallies from scratch (what the first run after migration 0014 does once)."""
+    from sqlalchemy import func, insert, select
+
+    from arena.db import make_engine
+    from arena.db.tables import BatchFilterMark, Vote, utcnow
+    from arena.vote_tallies import update_tallies
+    from arena.voting.anomaly import VERSION
+
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        top = conn.execute(select(func.max(Vote.id))).scalar()
+        conn.execute(insert(BatchFilterMark).values(modality="text_to_image", filter_version=VERSION,
+                                                    last_vote_id=top, ran_at=utcnow()))  # fmt: skip
+    t0 = time.perf_counter()
+    counted = update_tallies(engine)
+    return {"tally_catch_up_s": time.perf_counter() - t0, "votes_counted": counted}
+
+
+def _serve(url: str) -> dict:
+    """Pages and matchups in a fresh app process after the snapshot: the uncached model page and leaderboard
+    (first request of the process), then 400 matchups served while the pool refreshes every second."""
+    from fastapi.testclient import TestClient
+
+    from arena.app import create_app
+    from arena.db.tables import utcnow
+    from arena.voting.service import Voter
+
+    app = create_app(_settings(url))
+    client = TestClient(app)
+    out = {}
+    pages = (
+        ("leaderboard_first_ms", "/leaderboard"),  # the process's first page (templates, connections)
+        ("model_page_process_first_ms", "/models/bm01"),  # also compiles the model page's template
+        ("model_page_uncached_ms", "/models/bm05"),  # as after a new snapshot: no cached data or page
+        ("model_api_uncached_ms", "/api/v1/models/bm07"),
+        ("model_page_cached_ms", "/models/bm05"),
+    )
+    for name, path in pages:
+        if name == "model_page_uncached_ms":  # drop the reader's caches (snapshots, tallies, examples), pages
+            app.state.leaderboard_reader = None
+            app.state.leaderboard_pages = None
+        t0 = time.perf_counter()
+        status = client.get(path).status_code
+        out[name] = (time.perf_counter() - t0) * 1000
+        if status != 200:
+            raise SystemExit(f"{path} answered {status}")
+    uncached = []  # ten more model pages, each with every cache dropped first (median and worst)
+    for k in range(10):
+        app.state.leaderboard_reader = None
+        app.state.leaderboard_pages = None
+        t0 = time.perf_counter()
+        client.get(f"/models/bm{10 + k:02d}")
+        uncached.append((time.perf_counter() - t0) * 1000)
+    out["model_page_uncached_median_ms"] = float(np.median(uncached))
+    out["model_page_uncached_max_ms"] = float(np.max(uncached))
+    from arena.leaderboard.published import VoteSet
+    from arena.leaderboard.store import SnapshotCache
+    from arena.leaderboard.tallies import count_tallies
+
+    with app.state.engine.connect() as conn:  # what the first model page paid before tallies were stored
+        votes = VoteSet.of(SnapshotCache().boards(conn, "text_to_image", ["overall"])["overall"])
+        t0 = time.perf_counter()
+        count_tallies(conn, votes)
+        out["tallies_counted_from_votes_ms"] = (time.perf_counter() - t0) * 1000
+    arena, rng = app.state.arena, np.random.default_rng(0)
+    t0 = time.perf_counter()
+    arena.serve_matchup(Voter("bench-first"), "text_to_image", rng, utcnow())
+    out["first_matchup_ms"] = (time.perf_counter() - t0) * 1000
+    app.state.pool.ttl = 1.0  # refreshes in the background while matchups are served
+    times = []
+    for i in range(400):
+        t0 = time.perf_counter()
+        arena.serve_matchup(Voter(f"bench-{i % 40}"), "text_to_image", rng, utcnow())
+        times.append((time.perf_counter() - t0) * 1000)
+    out["matchup_p50_ms"] = float(np.percentile(times, 50))
+    out["matchup_p99_ms"] = float(np.percentile(times, 99))
+    out["pool_refreshes"] = app.state.pool.refreshes
+    return out
+
+
 def child(kind: str, url: str) -> None:
     """Run one measurement in this process and print it as JSON with the peak RSS."""
     t = time.perf_counter()
-    out = _baseline(url) if kind == "baseline" else _ours(url)
+    run = {"baseline": _baseline, "prepare": _prepare, "serve": _serve}.get(kind, _ours)
+    out = run(url)
     out["seconds"] = time.perf_counter() - t
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
@@ -289,13 +395,15 @@ def _forget_new(url: str, top: int) -> None:
     from sqlalchemy import delete
 
     from arena.db import make_engine
-    from arena.db.tables import BatchFilterMark, Vote, VoteVerdict
+    from arena.db.tables import BatchFilterMark, Matchup, TallyMark, Vote, VoteTally, VoteVerdict
 
     engine = make_engine(url)
     with engine.begin() as conn:
         conn.execute(delete(VoteVerdict).where(VoteVerdict.vote_id > top))
         conn.execute(delete(Vote).where(Vote.id > top))
-        conn.execute(delete(BatchFilterMark))
+        conn.execute(delete(Matchup))
+        for table in (BatchFilterMark, VoteTally, TallyMark):
+            conn.execute(delete(table))
     engine.dispose()
 
 
@@ -307,6 +415,14 @@ def main() -> None:
     parser.add_argument("--new", type=int, default=10_000, help="votes added before the steady-state run")
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--baseline", action="store_true", help="also time the replaced path (slow, GBs)")
+    parser.add_argument(
+        "--skip-first",
+        action="store_true",
+        help="treat the history as examined by earlier runs (the 20M case: no first run)",
+    )
+    parser.add_argument(
+        "--serve", action="store_true", help="also time pages and matchups after the snapshot"
+    )
     parser.add_argument("--child")
     parser.add_argument("--url")
     args = parser.parse_args()
@@ -317,7 +433,10 @@ def main() -> None:
     results = {}
     if args.baseline:
         results["baseline"] = measure("baseline", url)
-    results["first"] = measure("first", url)
+    if args.skip_first:
+        results["prepare"] = measure("prepare", url)
+    else:
+        results["first"] = measure("first", url)
     identical = boards_identical(url)
     from sqlalchemy import func, select
 
@@ -330,6 +449,8 @@ def main() -> None:
     engine.dispose()
     add_votes(url, top + 1, args.new, seed=top)
     results["steady"] = measure("steady", url)
+    if args.serve:
+        results["serve"] = measure("serve", url)
     _forget_new(url, top)
     print(f"\n{args.votes:,} stored votes on {args.backend} ({BOOT}-round bootstrap, 20 boards)\n")
     print("| run | seconds | peak RSS MB | load avg | detail |")
@@ -337,7 +458,7 @@ def main() -> None:
     for name, r in results.items():
         detail = {k: round(v, 1) for k, v in r.items() if k not in ("seconds", "peak_rss_mb", "load_avg_1m")}
         print(f"| {name} | {r['seconds']:.1f} | {r['peak_rss_mb']:.0f} | {r['load_avg_1m']} | {detail} |")
-    if "baseline" in results:
+    if "baseline" in results and "first" in results:
         b, f = results["baseline"], results["first"]
         print(f"\nfirst run vs baseline: {b['seconds'] / f['seconds']:.1f}x faster, "
               f"{b['peak_rss_mb'] / f['peak_rss_mb']:.1f}x less peak RSS; boards identical: {identical}")  # fmt: skip

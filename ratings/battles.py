@@ -12,6 +12,13 @@ Records that carry no comparison - a model against itself (a "self-battle"), or 
 null / "" (no verdict) - are skipped and counted by :func:`read_battles`; ``strict=True`` refuses
 them instead, like any malformed record, with a :class:`~ratings.errors.BattleFormatError` naming
 the line and reason. Reading the file (or stdin) stays with the caller.
+
+Files of many votes repeat a few record texts over and over (a million votes among twenty models
+hold a few thousand distinct lines when records carry only the models, the winner and tags), so
+:func:`read_battles` decodes each distinct line once and keeps how many records it stands for
+(:attr:`Battles.multiplicity`); per-vote columns are expanded only when asked for
+(:attr:`Battles.votes`). Any line that does not parse cleanly sends the file through the plain
+record-by-record reader, so errors, their line numbers and skip counts are the same either way.
 """
 
 from __future__ import annotations
@@ -21,6 +28,10 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import chain, islice
+
+import numpy as np
 
 from ratings.errors import BattleFormatError
 from ratings.votes import WINNER_CODES, Votes
@@ -29,18 +40,49 @@ __all__ = ["SKIP_NO_VERDICT", "SKIP_SELF_BATTLE", "Battles", "parse_battles", "r
 
 _TAGS = ("use_case", "capability", "modality", "methodology")
 _BOM = "\ufeff"
+#: Lines looked at to decide whether a file repeats its lines (a million votes among 100 models, three keys a
+#: record, repeat two thirds of their first 65,536 lines; files whose records carry a voter or a timestamp,
+#: almost none).
+_HEAD_LINES = 1 << 16
 
 #: Reasons a record carrying no comparison is skipped (keys of :attr:`Battles.skipped`).
 SKIP_SELF_BATTLE = "a model against itself"
 SKIP_NO_VERDICT = "no winner given (null or empty)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Battles:
-    """Parsed votes and how many records were skipped, by reason."""
+    """Parsed votes and how many records were skipped, by reason.
 
-    votes: Votes
+    Attributes
+    ----------
+    distinct : Votes
+        The kept records, each distinct one once (every record, in file order, when
+        ``multiplicity`` is ``None``).
+    multiplicity : numpy.ndarray or None
+        How many records each entry of ``distinct`` stands for (``None``: one each); pass it to
+        :func:`ratings.board.count_votes` to count the votes without expanding them.
+    skipped : dict
+        Records skipped, by reason.
+    order : numpy.ndarray or None
+        For each kept record in file order, its entry in ``distinct`` (``None``: the identity).
+    """
+
+    distinct: Votes
+    multiplicity: np.ndarray | None = None
     skipped: dict[str, int] = field(default_factory=dict)
+    order: np.ndarray | None = None
+
+    @cached_property
+    def votes(self) -> Votes:
+        """One vote per kept record, in file order."""
+        if self.order is None:
+            return self.distinct
+        return self.distinct.take(self.order)
+
+    def __len__(self) -> int:
+        """Number of kept records."""
+        return len(self.distinct) if self.order is None else len(self.order)
 
     def notes(self) -> list[str]:
         """One sentence per skip reason, for the CLI's ``note:`` lines."""
@@ -145,8 +187,9 @@ def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
     Returns
     -------
     Battles
-        One vote per kept record. Optional columns are present only if some record has the key;
-        ``weight`` only if some record has a weight.
+        The kept records (distinct ones with their multiplicities; ``.votes`` gives one vote per
+        record). Optional columns are present only if some record has the key; ``weight`` only if
+        some record has a weight.
 
     Raises
     ------
@@ -154,43 +197,106 @@ def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
         On the first malformed record: invalid JSON, not an object, a missing or non-string
         model, an unknown winner, a bad tag or weight (and, when strict, a record skipped otherwise).
     """
-    model_a: list[str] = []
-    model_b: list[str] = []
-    winners: list[int] = []
-    weights: list[float] = []
-    tags: dict[str, list[str | None]] = {k: [] for k in _TAGS}
-    seen = {k: False for k in (*_TAGS, "weight")}
+    rest = iter(lines)
+    head = list(islice(rest, _HEAD_LINES))
+    if head and head[0].startswith(_BOM):
+        head[0] = head[0][len(_BOM) :]
+    if len(set(head)) * 4 > len(head) * 3:  # few repeats: nothing to gain over decoding every line
+        return _read_each(chain(head, rest), strict)
+    texts = head + list(rest)
+    index = dict.fromkeys(texts)  # distinct lines in order of first appearance
+    fast = _read_distinct(texts, index, strict)
+    return fast if fast is not None else _read_each(texts, strict)
+
+
+def _read_distinct(texts: list[str], index: dict[str, int | None], strict: bool) -> Battles | None:
+    """Decode each distinct line once; ``None`` if any line is not a clean record (or the file is an array)."""
+    for k, text in enumerate(index):
+        index[text] = k
+    ids = np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts))
+    counts = np.bincount(ids, minlength=len(index))
+    columns = _Columns()
+    row_of = [-1] * len(index)
     skipped: Counter[str] = Counter()
-    for where, record in _records(lines):
+    first = True
+    for k, text in enumerate(index):
+        if not text.strip():
+            continue
+        if first and text.lstrip().startswith("["):
+            return None
+        first = False
         try:
-            a, b, outcome = _vote(record, where, strict)
+            columns.add(json.loads(text), (k + 1, "line"), strict)
+        except _Skip as skip:
+            skipped[skip.reason] += int(counts[k])
+            continue
+        except (json.JSONDecodeError, BattleFormatError):
+            return None  # the record-by-record reader names the first bad line
+        row_of[k] = len(columns) - 1
+    rows = np.array(row_of, dtype=np.int64)
+    order = rows[ids]
+    return Battles(columns.votes(), counts[rows >= 0], dict(skipped), order[order >= 0])
+
+
+def _read_each(texts: Iterable[str], strict: bool) -> Battles:
+    """The record-by-record reader (JSON arrays, files with few repeated lines, and the exact first error of
+    a malformed file)."""
+    columns = _Columns()
+    skipped: Counter[str] = Counter()
+    for where, record in _records(texts):
+        try:
+            columns.add(record, where, strict)
         except _Skip as skip:
             skipped[skip.reason] += 1
-            continue
+    return Battles(columns.votes(), None, dict(skipped))
+
+
+class _Columns:
+    """Vote columns built record by record; :meth:`add` checks a record in a fixed order (models,
+    winner, then tags, then weight) so the first error of a file is always the same one."""
+
+    def __init__(self) -> None:
+        self.model_a: list[str] = []
+        self.model_b: list[str] = []
+        self.winners: list[int] = []
+        self.weights: list[float] = []
+        self.tags: dict[str, list[str | None]] = {k: [] for k in _TAGS}
+        self.seen = {k: False for k in (*_TAGS, "weight")}
+
+    def __len__(self) -> int:
+        return len(self.winners)
+
+    def add(self, record: object, where: tuple[int, str], strict: bool) -> None:
+        """Append one record; raises :class:`BattleFormatError`, or ``_Skip`` for a record to skip
+        (after an error the columns are incomplete: callers discard them)."""
+        a, b, outcome = _vote(record, where, strict)
         assert isinstance(record, dict)
+        seen, tags = self.seen, self.tags
         for key in _TAGS:
             seen[key] = seen[key] or key in record
             tags[key].append(_tag(record, key, where))
         seen["weight"] = seen["weight"] or record.get("weight") is not None
-        weights.append(_weight(record, where))
-        model_a.append(a)
-        model_b.append(b)
-        winners.append(outcome)
+        self.weights.append(_weight(record, where))
+        self.model_a.append(a)
+        self.model_b.append(b)
+        self.winners.append(outcome)
 
-    def column(key: str) -> list[str | None] | None:
-        return tags[key] if seen[key] else None
+    def votes(self) -> Votes:
+        """The columns as :class:`Votes` (optional columns only where some record had the key)."""
 
-    votes = Votes.from_columns(
-        model_a,
-        model_b,
-        winners,
-        weight=weights if seen["weight"] else None,
-        use_case=column("use_case"),
-        capability=column("capability"),
-        methodology=column("methodology"),
-        modality=column("modality"),
-    )
-    return Battles(votes, dict(skipped))
+        def column(key: str) -> list[str | None] | None:
+            return self.tags[key] if self.seen[key] else None
+
+        return Votes.from_columns(
+            self.model_a,
+            self.model_b,
+            self.winners,
+            weight=self.weights if self.seen["weight"] else None,
+            use_case=column("use_case"),
+            capability=column("capability"),
+            methodology=column("methodology"),
+            modality=column("modality"),
+        )
 
 
 def parse_battles(lines: Iterable[str]) -> Votes:

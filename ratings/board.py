@@ -251,7 +251,7 @@ def _fit_board(
 
 
 def compute_board(
-    votes: Votes,
+    votes: Votes | VoteRows,
     *,
     board: BoardKey | str = OVERALL,
     anchor: str | None = None,
@@ -271,8 +271,9 @@ def compute_board(
 
     Parameters
     ----------
-    votes : Votes
-        The modality's votes (see :meth:`Votes.from_columns`).
+    votes : Votes or VoteRows
+        The modality's votes (see :meth:`Votes.from_columns`), or rows already counted by
+        :func:`count_votes` (``cohorts`` is then ignored: the rows were filtered when counted).
     board : BoardKey or str
         ``"overall"``, ``"use_case=NAME"`` or ``"capability=NAME"``.
     anchor : str, optional
@@ -307,7 +308,7 @@ def compute_board(
     opts = _Options(
         anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
     )
-    rows = count_votes(votes, cohorts)
+    rows = votes if isinstance(votes, VoteRows) else count_votes(votes, cohorts)
     return _fit_board(_select(rows, key), key, anchor or default_anchor(key), opts)
 
 

@@ -18,6 +18,11 @@ distribution from cheaper parts:
    uniform. One 16-bit draw and one table lookup per row and replicate, exact up to the
    resolution of a double.
 
+Tables are made only for Poisson means up to ``TABLE_MAX_MEAN``: rows with more votes (few, and
+their number does not grow with ``N`` as fast as the number of distinct counts does) draw from
+numpy's Poisson sampler directly, so the tables' memory is bounded whatever the vote count (one
+table per distinct mean made it grow with the history: 3.3 GB at 5 million votes).
+
 When ``N`` is smaller than the number of rows, the votes themselves are drawn instead.
 """
 
@@ -34,6 +39,13 @@ _GUIDE_BITS = 16
 _GUIDE_CELLS = 1 << _GUIDE_BITS
 _ELEMENTS_PER_BLOCK = 1 << 20
 _MARGIN = 2.0  # standard deviations between the Poisson total's mean and N
+#: Largest Poisson mean given an inversion table; larger means are drawn by ``Generator.poisson``.
+TABLE_MAX_MEAN = 64.0
+
+#: Up to this many votes, the top-up finds each draw's row in a table of every vote's row and gets the rows of
+#: its sorted draws by counting them per row; above, by sorting the draws and searching the cumulative counts.
+#: Both give the same rows, hence the same replicates.
+_VOTE_TABLE_MAX = 1 << 23
 
 
 def _step_counts(starts: np.ndarray) -> np.ndarray:
@@ -109,6 +121,8 @@ class MultinomialSampler:
         self._order = None if np.all(np.diff(self.counts) >= 0) else np.argsort(self.counts, kind="stable")
         self._poissonize = self.total > self.n_rows and self.total > 9
         self._groups: list[tuple[int, int, _PoissonTable | None]] = []
+        self._direct: list[tuple[int, int, float]] = []  # rows drawn by Generator.poisson(mean)
+        self._row_of_vote: np.ndarray | None = None  # the row of each vote, for the top-up
         if self._poissonize:
             # Poisson means are counts times a scale about two standard deviations under 1, rounded
             # down to a 1/1024 grid so that boards of similar size share tables.
@@ -119,6 +133,9 @@ class MultinomialSampler:
             ends = np.append(starts[1:], self.n_rows)
             for c, s, e in zip(values.tolist(), starts.tolist(), ends.tolist(), strict=True):
                 table = None
+                if c > 0 and c * scale > TABLE_MAX_MEAN:
+                    self._direct.append((s, e, c * scale))
+                    continue
                 if c > 0:
                     lam = c * scale
                     table = cache.get(lam)
@@ -159,10 +176,20 @@ class MultinomialSampler:
             out[:, over] = self._draw_poisson(rng, len(over), dtype)
             totals[over] = out[:, over].sum(axis=0, dtype=np.int64)
         missing = self.total - totals
-        extra = np.sort(rng.integers(0, self.total, size=int(missing.sum())))  # sorted: cache-friendly search
-        rows = np.searchsorted(self._cum, extra, side="right")
+        extra = rng.integers(0, self.total, size=int(missing.sum()))
+        if self.total <= _VOTE_TABLE_MAX:  # the rows of the sorted draws, by counting instead of sorting
+            if self._row_of_vote is None:  # built once per sampler; threads may build it twice
+                self._row_of_vote = np.repeat(np.arange(self.n_rows, dtype=np.int32), self.counts)
+            found = np.bincount(self._row_of_vote[extra], minlength=self.n_rows)
+            rows = np.repeat(np.arange(self.n_rows), found)
+        else:  # sorted: cache-friendly search
+            rows = np.searchsorted(self._cum, np.sort(extra), side="right")
         replicate = rng.permutation(np.repeat(np.arange(rounds), missing))
-        np.add.at(out.reshape(-1), rows * rounds + replicate, 1)
+        flat_index = rows * rounds + replicate
+        if len(flat_index) * 8 >= out.size:  # dense top-up: one counting pass beats unbuffered adds
+            out += np.bincount(flat_index, minlength=out.size).reshape(out.shape).astype(dtype, copy=False)
+        else:
+            np.add.at(out.reshape(-1), flat_index, 1)
         return out
 
     def _draw_poisson(self, rng: np.random.Generator, rounds: int, dtype: type) -> np.ndarray:
@@ -173,6 +200,8 @@ class MultinomialSampler:
                 out[start:end] = 0
             else:  # fancy indexing beats np.take(mode="clip") here
                 out[start:end] = table.guide[cells[start:end]]
+        for start, end, lam in self._direct:
+            out[start:end] = rng.poisson(lam, size=(end - start, rounds))
         flat = out.reshape(-1)
         ambiguous = np.flatnonzero(flat < 0)
         if len(ambiguous):  # resolve all ambiguous cells of the block at once

@@ -199,16 +199,21 @@ class Votes:
 
     def select(self, mask: np.ndarray) -> Votes:
         """The votes where ``mask`` is true (same columns)."""
-        mask = np.asarray(mask, dtype=bool)
+        return self._pick(np.asarray(mask, dtype=bool))
 
+    def take(self, indices: np.ndarray) -> Votes:
+        """The votes at ``indices``, in that order (an index may repeat): same columns."""
+        return self._pick(np.asarray(indices, dtype=np.intp))
+
+    def _pick(self, index: np.ndarray) -> Votes:
         def pick(col: np.ndarray | None) -> np.ndarray | None:
-            return None if col is None else col[mask]
+            return None if col is None else col[index]
 
         return replace(
             self,
-            model_a=self.model_a[mask],
-            model_b=self.model_b[mask],
-            outcome=self.outcome[mask],
+            model_a=self.model_a[index],
+            model_b=self.model_b[index],
+            outcome=self.outcome[index],
             weight=pick(self.weight),
             use_case=pick(self.use_case),
             capability=pick(self.capability),

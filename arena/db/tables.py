@@ -275,6 +275,7 @@ class Vote(SQLModel, table=True):
         Index("ix_votes_pair", "model_a", "model_b"),  # head-to-head and a model's examples
         Index("ix_votes_model_b", "model_b"),
         Index("ix_votes_cell", "use_case", "capability"),  # combined boards
+        Index("ix_votes_prompt", "prompt_id", "id"),  # a retired prompt's latest votes (model-page examples)
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -343,6 +344,57 @@ class VoteVerdict(SQLModel, table=True):
     decided_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )
+
+
+class VoteTally(SQLModel, table=True):
+    """Votes counted per group of everything a board reads (cell, pair, outcome, methodology, source): all of
+    them and the kept ones. Kept up to date incrementally (`arena.vote_tallies`), so the rating job and the
+    batch filters read a few thousand rows instead of every vote."""
+
+    __tablename__ = "vote_tallies"
+
+    modality: str = Field(primary_key=True, max_length=32)
+    use_case: str = Field(primary_key=True, max_length=64)
+    capability: str = Field(primary_key=True, max_length=64)
+    model_a: str = Field(primary_key=True, max_length=64)
+    model_b: str = Field(primary_key=True, max_length=64)
+    winner: str = Field(primary_key=True, max_length=16)
+    methodology: str = Field(primary_key=True, max_length=16)
+    source: str = Field(primary_key=True, max_length=16)
+    votes: int = 0
+    kept: int = 0
+
+
+class TallyMark(SQLModel, table=True):
+    """How far `vote_tallies` has counted: every vote id up to `last_vote_id` except the `gaps` (ids not yet
+    committed when it counted, recounted later if they appear)."""
+
+    __tablename__ = "tally_marks"
+
+    name: str = Field(primary_key=True, max_length=16)
+    last_vote_id: int
+    gaps: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    counted_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+class SnapshotTally(SQLModel, table=True):
+    """Win / loss / tie counts per model pair and per (model, cell) of the votes one snapshot counted, stored
+    with it so a model page never counts votes (`arena.leaderboard.tallies`)."""
+
+    __tablename__ = "snapshot_tallies"
+    __table_args__ = (Index("ix_snapshot_tallies_at", "modality", "created_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    modality: str = Field(max_length=32)
+    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    models: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    cells: list[list[str]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    counts: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    votes: int = 0
+    examples: dict[str, list[int]] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    examples_basis: str = Field(
+        default="", max_length=64
+    )  # the retired prompts the examples were picked from
 
 
 class BatchFilterMark(SQLModel, table=True):

@@ -6,13 +6,14 @@ public page must never be one a voter can still meet in a blind matchup."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, or_, select
 
 from arena.db.tables import Output, Prompt, Vote
 from arena.leaderboard.published import VoteSet
 
-__all__ = ["Example", "example_matchups"]
+__all__ = ["Example", "example_matchups", "stored_example_matchups"]
 
 CANDIDATES = 200
 
@@ -61,7 +62,25 @@ def example_matchups(
             seen[won].add(row.prompt_id)
         if all(len(v) >= per_kind for v in chosen.values()):
             break
-    picked = chosen[True] + chosen[False]
+    return _examples(conn, chosen[True] + chosen[False], slug)
+
+
+def stored_example_matchups(conn: Connection, vote_ids: list[int], slug: str) -> list[Example]:
+    """The examples a snapshot picked for `slug` (`snapshot_tallies.pick_examples`), read by primary key; a
+    prompt that has become active again since is left out."""
+    if not vote_ids:
+        return []
+    rows = conn.execute(
+        select(Vote.id, Vote.model_a, Vote.model_b, Vote.winner, Vote.prompt_id, Vote.left_output_id,
+               Vote.right_output_id)
+        .where(Vote.id.in_(vote_ids), Vote.prompt_id.in_(select(Prompt.id).where(Prompt.status != "active")))
+    ).all()  # fmt: skip
+    order = {vote_id: k for k, vote_id in enumerate(vote_ids)}
+    return _examples(conn, sorted(rows, key=lambda r: order[r.id]), slug)
+
+
+def _examples(conn: Connection, picked: list[Any], slug: str) -> list[Example]:
+    """Examples of the chosen vote rows (with prompt, both outputs and the opponent)."""
     if not picked:
         return []
     output_ids = {i for r in picked for i in (r.left_output_id, r.right_output_id)}

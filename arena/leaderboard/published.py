@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Select
 
 from arena.db.tables import Vote
 from arena.leaderboard.store import PublishedBoard
-from arena.snapshots import kept_votes_query
+from arena.vote_counts import kept_votes_query
 from ratings import CohortRule, cohort_keep_mask
 
 __all__ = ["VoteSet", "published_vote_rows"]

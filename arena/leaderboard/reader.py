@@ -7,6 +7,7 @@ statistics for a minute of the app's clock. Nothing is fitted here.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from sqlalchemy import Connection, Engine, func, select
 from arena.db.tables import Model, RatingSnapshot
 from arena.latency import LatencyStats, latency_stats
 from arena.leaderboard.combined import CombinedCache, parse_combined
-from arena.leaderboard.examples import Example, example_matchups
+from arena.leaderboard.examples import Example, stored_example_matchups
 from arena.leaderboard.history import BoardHistory, board_history
 from arena.leaderboard.published import VoteSet
 from arena.leaderboard.store import (
@@ -32,12 +33,18 @@ from arena.leaderboard.store import (
 from arena.leaderboard.table import LeaderboardRow, build_rows, sort_rows
 from arena.leaderboard.tallies import Record, TallyCache
 from arena.leaderboard.timing import TimingDetail, timing_detail
+from arena.shared_state import PageGeneration
+from arena.snapshot_tallies import pick_examples, stored_examples
 from prompts_taxonomy import Taxonomy
 
 __all__ = ["BoardView", "LeaderboardReader", "ModelDetail", "Standing"]
 
 LATENCY_TTL_SECONDS = 60
 EXAMPLES_CACHE = 1024
+#: With a shared page generation (Redis), the database's snapshot and model versions are still re-read this
+#: often: a backstop for a change made by a process that could not advance the generation (a CLI run without
+#: ARENA_REDIS_URL, Redis briefly unreachable), so such a change reaches every page within this many seconds.
+DB_RECHECK_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -99,8 +106,10 @@ class LeaderboardReader:
         clock: Callable[[], datetime],
         *,
         min_timing_samples: int = 0,
+        generation: PageGeneration | None = None,
     ) -> None:
         self.engine = engine
+        self.generation = generation  # shared through Redis (arena.shared_state); None: per process
         self.min_timing_samples = min_timing_samples  # text-to-image times are listed from this many samples
         self.taxonomy = taxonomy
         self.clock = clock
@@ -111,6 +120,7 @@ class LeaderboardReader:
         self._lock = threading.Lock()
         self._history: OrderedDict[tuple[str, str, int], BoardHistory] = OrderedDict()
         self.combined = CombinedCache()
+        self._db_version: tuple[float, tuple[object, ...]] | None = None  # (monotonic time read, version)
 
     def history(self, modality: str, board: str) -> BoardHistory:
         """Every snapshot of one board as per-model series, read once per newest snapshot."""
@@ -134,7 +144,16 @@ class LeaderboardReader:
             if key in self._examples:
                 self._examples.move_to_end(key)
                 return self._examples[key]
-        found = example_matchups(conn, votes, slug)
+        picked = stored_examples(conn, votes.modality, votes.until)
+        if picked is None:  # prompts retired since the snapshot: pick now (a few look-ups per retired prompt)
+            picked = pick_examples(
+                conn,
+                votes.modality,
+                votes.rule,
+                include_simulated=votes.include_simulated,
+                until=votes.until,
+            )
+        found = stored_example_matchups(conn, picked.get(slug, []), slug)
         with self._lock:
             self._examples[key] = found
             while len(self._examples) > EXAMPLES_CACHE:
@@ -144,12 +163,31 @@ class LeaderboardReader:
     def data_version(self) -> tuple[object, ...]:
         """What the pages are a function of: the newest snapshot, the model registry, the latency minute.
 
-        Two cheap queries; pages rendered for the same URL and version are identical, so they can be reused.
+        Pages rendered for the same URL and version are identical, so they can be reused. Without a shared
+        generation the version is two cheap queries per request. With one (ARENA_REDIS_URL) it is one Redis
+        read: the snapshot job and model changes advance the generation after their commit, so a change made
+        in any process retires every process's pages at once; the database version is then re-read only every
+        `DB_RECHECK_SECONDS` (and on every request while Redis does not answer).
         """
+        minute = int(self.clock().timestamp() // LATENCY_TTL_SECONDS)
+        generation = self.generation.current() if self.generation is not None else None
+        if generation is None:
+            return (*self._read_db_version(), minute)
+        now = time.monotonic()
+        with self._lock:
+            cached = self._db_version
+        if cached is None or now - cached[0] >= DB_RECHECK_SECONDS:
+            cached = (now, self._read_db_version())
+            with self._lock:
+                self._db_version = cached
+        return ("generation", generation, *cached[1], minute)
+
+    def _read_db_version(self) -> tuple[object, ...]:
+        """The newest snapshot id and the model registry's (count, last update)."""
         with self.engine.connect() as conn:
             newest = conn.execute(select(func.max(RatingSnapshot.id))).scalar()
             models = tuple(conn.execute(select(func.count(), func.max(Model.updated_at))).one())
-        return (newest, models, int(self.clock().timestamp() // LATENCY_TTL_SECONDS))
+        return (newest, models)
 
     def latency(self) -> dict[str, LatencyStats]:
         """Generation-time statistics of the last 14 days, recomputed at most once a minute."""

@@ -6,7 +6,10 @@ Refreshes happen off the request path: a request that finds its pool stale is se
 one background thread per modality rebuilds it (never two at once). Votes cast per pair are counted
 incrementally (only votes past the last counted id), and recent shares read an index on (modality, served_at),
 so a refresh costs the same at 5 million votes as at 5 thousand. Only a process's very first request for a
-modality waits for a load (concurrent first requests share that one load)."""
+modality waits for a load (concurrent first requests share that one load).
+
+The plan comes from a `PlanSource`: by default this process computes it (`LocalPlan`); with ARENA_REDIS_URL,
+`arena.voting.shared_plan.SharedPlan` lets one process compute it and every other process read that one."""
 
 from __future__ import annotations
 
@@ -17,12 +20,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine, func, select
 
 from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot, Vote
 from arena.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key, plan_votes
+from arena.vote_tallies import pair_outcomes, read_mark
 
 SHARE_WINDOW = 2000
 log = logging.getLogger(__name__)
@@ -62,6 +66,28 @@ class ModalityPool:
     models: dict[str, Model] = field(default_factory=dict)
     plan: dict[Pair, float] = field(default_factory=dict)
     n_pairs: int = 0  # pairs of the models with a servable output (counted once per load, not per serve)
+    plan_version: int | None = None  # the shared plan's version (None: computed by this process alone)
+
+
+class PlanSource(Protocol):
+    """Where a pool's vote plan comes from. `compute` makes it from the database (counting the votes cast);
+    `fresh` asks for a plan made now (after an operator's change), not one made before."""
+
+    def plan(
+        self, modality: str, compute: Callable[[], dict[Pair, float]], *, fresh: bool
+    ) -> tuple[dict[Pair, float], int | None]:
+        """The plan and its version (None when it was computed here and not shared)."""
+        ...
+
+
+class LocalPlan:
+    """Every process computes its own plan (without Redis)."""
+
+    def plan(
+        self, modality: str, compute: Callable[[], dict[Pair, float]], *, fresh: bool
+    ) -> tuple[dict[Pair, float], int | None]:
+        """`compute()`, unshared."""
+        return compute(), None
 
 
 @dataclass
@@ -83,8 +109,12 @@ class PoolCache:
         clock: Callable[[], float] = time.monotonic,
         plan_votes: int = 200,
         background: bool = True,
+        plan_source: PlanSource | None = None,
+        on_invalidate: Callable[[], None] | None = None,
     ) -> None:
         self.engine = engine
+        self.plan_source = plan_source or LocalPlan()
+        self.on_invalidate = on_invalidate  # told after `invalidate` (the app retires cached pages with it)
         self.plan_votes = plan_votes
         self.ttl = ttl
         self.clock = clock
@@ -92,6 +122,7 @@ class PoolCache:
         self._pools: dict[str, tuple[float, ModalityPool]] = {}
         self._cast: dict[str, _Cast] = {}
         self._refreshing: set[str] = set()
+        self._fresh_plan: set[str] = set()  # modalities whose next plan must not predate an invalidation
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
         self.refreshes = 0
@@ -117,7 +148,11 @@ class PoolCache:
         with self._lock:
             cached = list(self._pools)
         for modality in cached:
+            with self._lock:
+                self._fresh_plan.add(modality)  # the plan, too, is made now, not taken from before the change
             self._refresh(modality)
+        if self.on_invalidate is not None:
+            self.on_invalidate()
 
     def get(self, modality: str) -> ModalityPool:
         """The pool for `modality`; when older than the ttl, a background rebuild starts and the current pool
@@ -154,31 +189,39 @@ class PoolCache:
         return pool
 
     def votes_cast(self, conn: Any, modality: str) -> dict[Pair, float]:
-        """Votes per model pair, adding only the votes past the last counted id to the running counts.
+        """Votes per model pair, adding only the votes past the last counted id to the running counts (the first
+        count of a process reads the vote tallies up to their mark, then the votes past it).
 
         A vote committed after a later id was counted (concurrent inserts) is missed by this process's counts;
         they steer the plan (which pairs need votes), never a rating, so that rare miss is harmless."""
         with self._lock:
             state = self._cast.setdefault(modality, _Cast())
-            last = state.last
+            last = start = state.last
         new: dict[Pair, float] = defaultdict(float)
+        if last == 0:  # a process's first count starts from the vote tallies, not from every vote
+            last, _gaps = read_mark(conn)
+            for a, b, _winner, n in pair_outcomes(conn, modality) if last else ():
+                new[pair_key(a, b)] += n
         top = last
-        for a, b, n, high in conn.execute(
-            select(Vote.model_a, Vote.model_b, func.count(), func.max(Vote.id))
-            .where(Vote.modality == modality, Vote.id > last)
-            .group_by(Vote.model_a, Vote.model_b)
+        # only the id range in the WHERE clause (the modality is grouped, then skipped): with `modality = ?`
+        # SQLite reads the modality index end to end instead of the primary-key range of the new votes
+        for vote_modality, a, b, n, high in conn.execute(
+            select(Vote.modality, Vote.model_a, Vote.model_b, func.count(), func.max(Vote.id))
+            .where(Vote.id > last)
+            .group_by(Vote.modality, Vote.model_a, Vote.model_b)
         ).all():
-            new[pair_key(a, b)] += n
+            if vote_modality == modality:
+                new[pair_key(a, b)] += n
             top = max(top, int(high))
         with self._lock:
-            if state.last == last:  # another refresh did not count the same votes meanwhile
+            if state.last == start:  # another refresh did not count the same votes meanwhile
                 for pair, n in new.items():
                     state.pairs[pair] += n
                 state.last = top
             return dict(state.pairs)
 
     def load(self, modality: str) -> ModalityPool:
-        """Read the pool for `modality` from the database."""
+        """Read the pool for `modality` from the database; its plan from the plan source."""
         pool = ModalityPool()
         with self.engine.connect() as conn:
             for m in conn.execute(
@@ -242,9 +285,17 @@ class PoolCache:
                     counts[slug] += n
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}
-            cast = self.votes_cast(conn, modality)
         n_models = len({o.model_slug for outs in pool.outputs.values() for o in outs})
         pool.n_pairs = n_models * (n_models - 1) // 2
         rated = {slug: s.rating for slug, s in pool.standings.items() if slug in pool.models}
-        pool.plan = plan_votes(rated, cast, self.plan_votes)
+
+        def compute() -> dict[Pair, float]:
+            with self.engine.connect() as conn:
+                cast = self.votes_cast(conn, modality)
+            return plan_votes(rated, cast, self.plan_votes)
+
+        with self._lock:
+            fresh = modality in self._fresh_plan
+            self._fresh_plan.discard(modality)
+        pool.plan, pool.plan_version = self.plan_source.plan(modality, compute, fresh=fresh)
         return pool

@@ -1,8 +1,9 @@
 """Run the batch (anomaly) filters, incrementally: only sessions and client addresses with votes newer than the
 last run are re-examined, their votes loaded a chunk of groups at a time, and only their verdicts replaced.
 
-Outcome rates over every vote of a modality (what the filters compare a group with) are summed in the database,
-so memory depends on the largest group and the number of model pairs, not on the number of votes. A group
+Outcome rates over every vote of a modality (what the filters compare a group with) are read from the vote
+tallies (`arena.vote_tallies`, counted first), so memory depends on the largest group and the number of model
+pairs, not on the number of votes; verdict changes move the changed votes in the tallies' kept counts. A group
 without new votes keeps the verdicts of the run that last examined it; `full=True` (`arena votes filter`)
 re-examines every group, as does the first run and any run after the filter version changed.
 """
@@ -16,7 +17,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 
-from arena.db.tables import BatchFilterMark, Vote, VoteVerdict, utcnow
+from arena.db.tables import BatchFilterMark, Vote, VoteTally, VoteVerdict, utcnow
+from arena.vote_tallies import filtered_ids, move_kept, pair_outcomes, tally_lock, update_tallies
 from arena.voting.anomaly import (
     ADDRESS_FILTERS,
     SESSION_FILTERS,
@@ -47,13 +49,10 @@ RAW_COLUMNS = (
 
 
 def pair_totals(conn: Connection, modality: str) -> _Rates:
-    """Every vote of `modality` summed per sorted model pair (score of the first model, votes) in SQL."""
+    """Every counted vote of `modality` summed per sorted model pair (score of the first model, votes), read
+    from the vote tallies (a few thousand rows, whatever the number of votes)."""
     total: PairTotals = {}
-    for a, b, winner, n in conn.execute(
-        select(Vote.model_a, Vote.model_b, Vote.winner, func.count())
-        .where(Vote.modality == modality)
-        .group_by(Vote.model_a, Vote.model_b, Vote.winner)
-    ).all():
+    for a, b, winner, n in pair_outcomes(conn, modality):
         key, score = pair_score(a, b, winner)
         cell = total.setdefault(key, [0.0, 0.0])
         cell[0] += score * n
@@ -70,8 +69,10 @@ def _replace(
     conn: Connection, ids: list[int], flags: list[Flag], filters: tuple[str, ...], now: datetime
 ) -> Counter[str]:
     """Replace the verdicts of `filters` on the votes `ids` by `flags` (a vote flagged twice by one filter
-    keeps the first reason)."""
+    keeps the first reason), and move the votes whose kept state changed in the vote tallies."""
+    before = set()
     for part in _chunks(ids, 5000):
+        before |= filtered_ids(conn, part)
         conn.execute(
             delete(VoteVerdict).where(
                 VoteVerdict.vote_id.in_(part),  # type: ignore[attr-defined]
@@ -97,27 +98,34 @@ def _replace(
         )
     if rows:
         conn.execute(insert(VoteVerdict), rows)
+    after = set()
+    for part in _chunks(ids, 5000):
+        after |= filtered_ids(conn, part)
+    move_kept(conn, sorted(after - before), sorted(before - after))
     return counts
 
 
 def _examine(
-    conn: Connection, modality: str, column: Any, keys: list[str], rates: _Rates, now: datetime
+    engine: Engine, modality: str, column: Any, keys: list[str], rates: _Rates, now: datetime
 ) -> Counter[str]:
-    """Re-run one kind of group filter (by session or by address) on the groups `keys`."""
+    """Re-run one kind of group filter (by session or by address) on the groups `keys`, one transaction per
+    chunk of groups (so SQLite's write lock is held for one chunk at a time, never the whole run)."""
     by_session = column is Vote.session_id
     check, filters = (session_flags, SESSION_FILTERS) if by_session else (address_flags, ADDRESS_FILTERS)
     counts: Counter[str] = Counter()
     for part in _chunks(keys, CHUNK):
-        groups: dict[str, list[RawVote]] = {}
-        ids: list[int] = []
-        for row in conn.execute(
-            select(*RAW_COLUMNS).where(Vote.modality == modality, column.in_(part)).order_by(Vote.id)
-        ):
-            vote = RawVote(*row)
-            groups.setdefault(vote.session if by_session else vote.address or "", []).append(vote)
-            ids.append(vote.id)
-        flags = [flag for group in groups.values() for flag in check(group, rates)]
-        counts += _replace(conn, ids, flags, filters, now)
+        with engine.begin() as conn:
+            tally_lock(conn)
+            groups: dict[str, list[RawVote]] = {}
+            ids: list[int] = []
+            for row in conn.execute(
+                select(*RAW_COLUMNS).where(Vote.modality == modality, column.in_(part)).order_by(Vote.id)
+            ):
+                vote = RawVote(*row)
+                groups.setdefault(vote.session if by_session else vote.address or "", []).append(vote)
+                ids.append(vote.id)
+            flags = [flag for group in groups.values() for flag in check(group, rates)]
+            counts += _replace(conn, ids, flags, filters, now)
     return counts
 
 
@@ -128,14 +136,16 @@ def run_batch_filters(
     verdicts each filter wrote in this run. Votes are never touched, only batch-filter verdict rows."""
     now = now or utcnow()
     counts: Counter[str] = Counter()
-    with engine.begin() as conn:
+    update_tallies(engine)  # the pair totals below read them
+    with engine.connect() as conn:
         modalities = (
-            [modality] if modality else [m for (m,) in conn.execute(select(Vote.modality).distinct())]
+            [modality] if modality else [m for (m,) in conn.execute(select(VoteTally.modality).distinct())]
         )
-        for mod in modalities:
-            last = conn.execute(
-                select(Vote.id).where(Vote.modality == mod).order_by(Vote.id.desc()).limit(1)  # type: ignore[union-attr]
-            ).scalar()
+    for mod in modalities:
+        with engine.connect() as conn:
+            # the newest vote of any modality: a primary-key look-up (a modality's own newest vote would read
+            # the modality index end to end); every vote of `mod` up to it is examined below
+            last = conn.execute(select(func.max(Vote.id))).scalar()
             if last is None:
                 continue
             mark = conn.execute(select(BatchFilterMark).where(BatchFilterMark.modality == mod)).first()
@@ -145,17 +155,24 @@ def run_batch_filters(
                 else mark.last_vote_id - ID_OVERLAP
             )
             rates = pair_totals(conn, mod)
-            fresh = (Vote.modality == mod, Vote.id > since)
-            sessions = sorted(s for (s,) in conn.execute(select(Vote.session_id).where(*fresh).distinct()))
-            addresses = sorted(
-                a
-                for (a,) in conn.execute(
-                    select(Vote.client_hash).where(*fresh, Vote.client_hash.is_not(None)).distinct()  # type: ignore[union-attr]
-                )
-            )
-            counts += _examine(conn, mod, Vote.session_id, sessions, rates, now)
-            counts += _examine(conn, mod, Vote.client_hash, addresses, rates, now)
-            values = {"filter_version": VERSION, "last_vote_id": int(last), "ran_at": now}
+            sessions_set: set[str] = set()
+            addresses_set: set[str] = set()
+            # only the id range in the WHERE clause: with `modality = ?` beside it SQLite reads the modality
+            # index end to end (every vote) instead of the primary-key range of the new votes
+            for vote_modality, session, address in conn.execute(
+                select(Vote.modality, Vote.session_id, Vote.client_hash)
+                .where(Vote.id > since)
+                .execution_options(yield_per=20_000)  # a first run streams every vote, never holds them
+            ):
+                if vote_modality == mod:
+                    sessions_set.add(session)
+                    if address is not None:
+                        addresses_set.add(address)
+            sessions, addresses = sorted(sessions_set), sorted(addresses_set)
+        counts += _examine(engine, mod, Vote.session_id, sessions, rates, now)
+        counts += _examine(engine, mod, Vote.client_hash, addresses, rates, now)
+        values = {"filter_version": VERSION, "last_vote_id": int(last), "ran_at": now}
+        with engine.begin() as conn:
             if mark is None:
                 conn.execute(insert(BatchFilterMark).values(modality=mod, **values))
             else:

@@ -2,7 +2,8 @@
 
 Same interface and arithmetic as `RateLimiter` (`wait`, `take`), done atomically by one Lua script that reads
 the Redis server's clock, so processes on different machines agree on the refill. When Redis cannot be
-reached, the limiter falls back to an in-process bucket (each process enforcing its own share) and logs it.
+reached, the limiter falls back to an in-process bucket (each process enforcing its own share) and logs it; with
+a `Breaker` (arena.shared_state), it then skips Redis for a few seconds instead of waiting for it per request.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import hashlib
 import logging
 from typing import Any
 
+from arena.shared_state import Breaker
 from arena.voting.ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)
@@ -47,9 +49,17 @@ class SharedRateLimiter:
     """A `RateLimiter` whose buckets live in Redis under `prefix:name:key`."""
 
     def __init__(
-        self, client: Any, prefix: str, name: str, rate_per_minute: int, *, burst: int | None = None
+        self,
+        client: Any,
+        prefix: str,
+        name: str,
+        rate_per_minute: int,
+        *,
+        burst: int | None = None,
+        breaker: Breaker | None = None,
     ) -> None:
         self.client = client
+        self.breaker = breaker
         self.prefix = f"{prefix}:{name}:"
         self.rate = rate_per_minute / 60.0
         self.burst = float(burst if burst is not None else max(1, rate_per_minute // 3))
@@ -57,11 +67,14 @@ class SharedRateLimiter:
         self._script = client.register_script(BUCKET)
 
     def _call(self, key: str, take: int) -> float:
-        try:
-            return float(self._script(keys=[self.prefix + key], args=[self.rate, self.burst, take]))
-        except Exception as exc:  # Redis down or unreachable: keep limiting, per process
-            log.warning("rate limit store unavailable (%s); limiting in this process only", exc)
-            return self.local.take(key) if take else self.local.wait(key)
+        if self.breaker is None or not self.breaker.open():
+            try:
+                return float(self._script(keys=[self.prefix + key], args=[self.rate, self.burst, take]))
+            except Exception as exc:  # Redis down or unreachable: keep limiting, per process
+                if self.breaker is not None:
+                    self.breaker.trip()
+                log.warning("rate limit store unavailable (%s); limiting in this process only", exc)
+        return self.local.take(key) if take else self.local.wait(key)
 
     def wait(self, key: str) -> float:
         """Seconds until `key` could take a token (0.0 if it can now), without taking one."""

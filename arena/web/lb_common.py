@@ -76,6 +76,7 @@ def get_reader(request: Request) -> LeaderboardReader:
                     state.taxonomy,
                     state.clock,
                     min_timing_samples=settings.min_timing_samples if settings is not None else 0,
+                    generation=getattr(state, "page_generation", None),  # shared through Redis, if set
                 )
                 state.leaderboard_reader = reader
     return reader

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.db.tables import RatingSnapshot, Vote
-from arena.snapshots import kept_votes_query
+from arena.vote_counts import kept_votes_query
 from tests.conftest import BACKENDS
 from tests.support.leaderboard_world import OLD_METHODOLOGY, LeaderboardWorld, shared_world
 

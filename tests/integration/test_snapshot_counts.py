@@ -11,7 +11,8 @@ from sqlmodel import Session
 
 from arena.db.tables import Model, Prompt, RatingSnapshot, Vote, VoteVerdict
 from arena.registry import parse_registry, sync_registry
-from arena.snapshots import board_anchor, kept_votes_query, stored_row, take_snapshot
+from arena.snapshots import board_anchor, stored_row, take_snapshot
+from arena.vote_counts import kept_votes_query
 from ratings import CohortRule, Votes, compute_all_boards
 
 MODELS = "".join(

@@ -1,8 +1,11 @@
 """Several workers of one arena: with ARENA_REDIS_URL their rate limits are one limit (Redis at 127.0.0.1:6379),
 without it each process counts alone; every accepted connection gets TCP_NODELAY, even on a listening socket
-whose `proto` is 0 (how uvicorn's worker processes receive it)."""
+whose `proto` is 0 (how uvicorn's worker processes receive it), and `arena serve --workers 2` answers a second
+keep-alive request on a socket with TCP_NODELAY set (read from the worker process itself)."""
 
 import asyncio
+import http.client
+import os
 import secrets
 import socket
 
@@ -12,6 +15,7 @@ import pytest
 from arena.app import create_app
 from arena.web.nodelay import set_nodelay
 from tests.conftest import serve
+from tests.support.nodes import CannotInspect, Node, children, connection_option, free_port
 
 REDIS = "redis://127.0.0.1:6379/0"
 
@@ -106,3 +110,38 @@ def test_accepted_connections_get_tcp_nodelay_even_when_the_listening_socket_has
 
     before, after = asyncio.run(scenario())
     assert after == 1, f"TCP_NODELAY was {before} before and {after} after"
+
+
+def test_arena_serve_with_two_workers_answers_keep_alive_requests_on_a_tcp_nodelay_socket(tmp_path):
+    port = free_port()
+    env = {
+        **os.environ,
+        "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.db'}",
+        "ARENA_MEDIA_DIR": str(tmp_path / "media"),
+        "ARENA_SECRET_KEY": secrets.token_hex(16),
+        "ARENA_SCHEDULER_ENABLED": "false",
+        "ARENA_LOG_LEVEL": "warning",
+        "ARENA_PORT": str(port),
+    }
+    node = Node.start(env, tmp_path / "serve.log", "--workers", "2")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        for _ in range(2):  # the second request on one connection is the one Nagle's algorithm held back
+            conn.request("GET", "/healthz")
+            response = conn.getresponse()
+            response.read()
+            assert response.status == 200
+        workers = children(node.pid)
+        try:
+            found = connection_option(
+                workers, conn.sock.getsockname()[1], socket.IPPROTO_TCP, socket.TCP_NODELAY
+            )
+        except CannotInspect as exc:
+            pytest.skip(f"cannot read another process's socket here ({exc})")
+    finally:
+        conn.close()
+        node.stop()
+    assert found is not None, "no worker process holds the connection"
+    pid, nodelay = found
+    assert pid in workers and pid != node.pid  # answered by a worker, not by the supervisor
+    assert nodelay, "the worker's socket for this keep-alive connection has TCP_NODELAY off"

@@ -55,3 +55,39 @@ def test_fit_reads_stdin_and_loads_nothing_of_the_application():
 def test_bad_input_on_the_short_path_is_a_one_line_error_with_exit_2():
     _, code, heavy = _probe("--battles", "/nonexistent/battles.jsonl")
     assert code == 2 and heavy == ""
+
+
+NUMERIC = """
+import sys
+sys.argv = ["arena", "ratings", "fit", *sys.argv[1:]]
+from arena.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+loaded = sorted(m for m in ("numpy", "scipy", "ratings", "pandas") if m in sys.modules)
+print("LOADED", ",".join(loaded), file=sys.stderr)
+"""
+
+
+def _loaded(*args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", NUMERIC, *args], capture_output=True, text=True, check=False, timeout=300
+    )
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("LOADED"))
+    return [*line.split(" "), ""][1]
+
+
+def test_help_and_usage_errors_answer_before_numpy_scipy_and_the_ratings_package_load():
+    assert _loaded("--help") == ""
+    assert _loaded("--bootstrap", "0", "--battles", "x.jsonl") == ""  # a usage error (rounds >= 1)
+    assert "numpy" in _loaded("--battles", "/nonexistent/battles.jsonl")  # running the command loads them
+
+
+def test_the_short_path_option_defaults_are_the_ratings_package_defaults():
+    import ratings
+    from arena import ratings_cli
+
+    assert ratings_cli.DEFAULT_LEVEL == ratings.DEFAULT_LEVEL
+    assert ratings_cli.DEFAULT_MIN_VOTES == ratings.DEFAULT_MIN_VOTES
+    assert ratings_cli.DEFAULT_ANCHOR_RATING == ratings.DEFAULT_ANCHOR_RATING

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ratings import MultinomialSampler
+from ratings import MultinomialSampler, resample
 from ratings.resample import _GUIDE_CELLS, _PoissonTable
 
 
@@ -33,7 +33,14 @@ def test_the_inversion_table_matches_cdf_inversion_cell_by_cell(lam):
 
 @pytest.mark.parametrize(
     "counts",
-    [[50, 30, 20], [3, 1, 6], [0, 4, 0, 9], [1] * 40, [7, 7, 7, 200, 1, 1, 0, 35]],
+    [
+        [50, 30, 20],
+        [3, 1, 6],
+        [0, 4, 0, 9],
+        [1] * 40,
+        [7, 7, 7, 200, 1, 1, 0, 35],
+        [3000, 5, 70, 64, 900, 0, 66],
+    ],
 )
 def test_replicates_have_multinomial_totals_means_and_covariances(counts):
     c = np.array(counts)
@@ -87,3 +94,52 @@ def test_float_output_holds_the_same_draws():
     as_float = MultinomialSampler(c).draw(np.random.default_rng(1), 30, np.float64)
     assert as_float.dtype == np.float64
     np.testing.assert_array_equal(as_int, as_float)
+
+
+def test_tables_only_for_small_means_so_memory_does_not_grow_with_the_votes():
+    """Rows with many votes draw from numpy's Poisson sampler: the shared table cache stays bounded by
+    TABLE_MAX_MEAN however many distinct counts a large history has."""
+    from ratings.resample import TABLE_MAX_MEAN
+
+    tables: dict = {}
+    counts = np.arange(1, 5001)  # 5,000 distinct counts, 12.5 million votes
+    draws = MultinomialSampler(counts, tables).draw(np.random.default_rng(2), 20)
+    assert np.all(draws.sum(axis=0) == counts.sum())
+    assert tables and max(tables) <= TABLE_MAX_MEAN and len(tables) <= TABLE_MAX_MEAN
+    assert np.all(np.abs(draws.mean(axis=1) - counts) <= 5 * np.sqrt(counts / 20) + 1)
+
+
+def test_draws_keep_their_digits():
+    # pinned when the top-up stopped sorting its draws (the same stream as before)
+    c = np.array([1750, 3, 1801, 0, 40, 1750, 7, 64, 12])
+    draws = MultinomialSampler(c).draw(np.random.default_rng(3), 4)
+    assert draws.tolist() == [
+        [1694, 1755, 1792, 1742],
+        [4, 1, 3, 3],
+        [1853, 1842, 1746, 1797],
+        [0, 0, 0, 0],
+        [30, 29, 47, 46],
+        [1775, 1718, 1761, 1761],
+        [11, 4, 5, 7],
+        [54, 61, 61, 57],
+        [6, 17, 12, 14],
+    ]
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        np.random.default_rng(1).poisson(1750, 300),  # few rows with many votes: a dense top-up
+        np.random.default_rng(2).integers(0, 40, 5000),  # many rows: a sparse top-up
+        np.array([9, 2, 40, 0, 13, 13, 5, 100_000]),
+        np.full(50_000, 3),  # few top-up votes for many rows: added one by one
+    ],
+)
+def test_the_top_up_by_vote_table_or_by_sorting_gives_the_same_draws(counts, monkeypatch):
+    draws = []
+    for vote_table in (0, 1 << 40):
+        monkeypatch.setattr(resample, "_VOTE_TABLE_MAX", vote_table)
+        sampler = MultinomialSampler(counts)
+        draws.append([sampler.draw(np.random.default_rng(s), r, np.float64) for s, r in [(3, 1), (4, 300)]])
+    for one, other in zip(*draws, strict=True):
+        np.testing.assert_array_equal(one, other)
