@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +17,7 @@ from sqlalchemy import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from arena import __version__, audit
+from arena import __version__
 from arena.db import make_engine
 from arena.db.tables import utcnow
 from arena.media import MediaStore
@@ -112,6 +113,7 @@ def create_app(
         "operator", settings.operator_token_attempts_per_minute, settings.operator_token_attempts_per_minute
     )
     app.state.reference_cache = {}
+    app.state.vote_threads = ThreadPoolExecutor(voting.VOTE_THREADS, thread_name_prefix="vote")
     app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     app.state.templates.env.globals["demo_mode"] = settings.demo_mode
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
@@ -138,13 +140,6 @@ def create_app(
     )
     app.add_middleware(ObserveMiddleware)  # outermost: every answer, guards' included, is counted and logged
     app.openapi = conforming_openapi(app)  # type: ignore[method-assign]
-
-    @app.middleware("http")
-    async def _audit_source(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        audit.SOURCE.set("web")  # audit rows written while serving a request say "web"
-        return await call_next(request)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:

@@ -54,6 +54,7 @@ holds). The cost in votes is in the bench table (README).
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -310,7 +311,8 @@ def choose_pair(
     if plan:
         mean = 1.0 / len(plan)
         widths = [s.half_width for s in standings.values()]
-        bar = max(new_half_width, NEW_RELATIVE * float(np.median(widths))) if widths else new_half_width
+        # statistics.median: same value as np.median, without numpy's ~40 us per call on a handful of floats
+        bar = max(new_half_width, NEW_RELATIVE * statistics.median(widths)) if widths else new_half_width
         weights = np.array(
             [
                 (plan.get((a, b), mean) / mean + PLAN_FLOOR)

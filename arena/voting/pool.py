@@ -65,6 +65,7 @@ class ModalityPool:
     shares: dict[str, float] = field(default_factory=dict)
     models: dict[str, Model] = field(default_factory=dict)
     plan: dict[Pair, float] = field(default_factory=dict)
+    n_pairs: int = 0  # pairs of the models with a servable output (counted once per load, not per serve)
     plan_version: int | None = None  # the shared plan's version (None: computed by this process alone)
 
 
@@ -284,6 +285,8 @@ class PoolCache:
                     counts[slug] += n
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}
+        n_models = len({o.model_slug for outs in pool.outputs.values() for o in outs})
+        pool.n_pairs = n_models * (n_models - 1) // 2
         rated = {slug: s.rating for slug, s in pool.standings.items() if slug in pool.models}
 
         def compute() -> dict[Pair, float]:

@@ -1,28 +1,27 @@
 """The matchup and vote service: the hot path behind the arena page, the API and simulated voters.
 
-Each call is one short transaction on SQLAlchemy Core (no ORM objects per request). A vote is acknowledged
-only after its transaction committed; the unique matchup id on `votes` makes a second vote on the same matchup
-fail whatever the concurrency. Online filters (minimum time, honeypot, image fetch) write their verdicts in the
-same transaction as the vote.
+Each call uses one connection and statements built once on SQLAlchemy Core (arena.voting.queries; no ORM
+objects per request): a matchup is one read and one insert, a vote one read and one atomic write. A vote is
+acknowledged only after its write committed; the unique matchup id on `votes` makes a second vote on the same
+matchup fail whatever the concurrency. Online filters (minimum time, honeypot, image fetch) write their
+verdicts atomically with the vote.
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import numpy as np
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
-from arena.db.tables import Matchup, Output, Prompt, Vote, VoteVerdict
+from arena.db.tables import Matchup, Output, Prompt, Vote
 from arena.matchmaking import (
-    FIRST_MATCHUPS,
-    NO_REPEAT,
-    WINDOW,
     Pair,
     Recent,
     apply_rules,
@@ -32,13 +31,16 @@ from arena.matchmaking import (
 from arena.observability import MATCHUPS, VOTES
 from arena.settings import Settings
 from arena.voting import pow as proof
+from arena.voting import queries
 from arena.voting.filters import online_verdicts
-from arena.voting.pool import ModalityPool, PoolCache, ServedOutput
+from arena.voting.inflight import InFlight
+from arena.voting.pool import ModalityPool, PoolCache, PromptCard, ServedOutput
 from prompts_taxonomy import Taxonomy, sample_prompt
 
 Choice = Literal["left", "right", "tie", "both_bad"]
 CHOICES: tuple[str, ...] = ("left", "right", "tie", "both_bad")
 PROMPT_TRIES = 25
+HINT_CACHE_SIZE = 10_000
 
 
 class VoteError(Exception):
@@ -78,34 +80,43 @@ class ArenaService:
         self.taxonomy = taxonomy
         self.pool = pool or PoolCache(engine, plan_votes=settings.matchmaking_plan_votes)
         self._serve_lock = threading.Lock()
+        self._in_flight = InFlight()
+        sqlite = engine.dialect.name == "sqlite"
+        # PostgreSQL: every vote-path statement is a transaction of its own (see arena.voting.queries), so no
+        # BEGIN / COMMIT round trips. SQLite: pysqlite opens a transaction at the first write only, and this
+        # process's writers take turns here instead of in SQLite's busy handler, which sleeps 1-100 ms a try.
+        self._vote_engine = engine if sqlite else engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._write_lock: AbstractContextManager[Any] = threading.Lock() if sqlite else nullcontext()
+        self._hint_cache: dict[PromptCard, list[dict[str, str]]] = {}
+
+    def _hints(self, card: PromptCard) -> list[dict[str, str]]:
+        """`prompt_hints` of a card, kept per card: they were rebuilt from the taxonomy on every serve. The
+        list is shared between answers, so nothing may modify it."""
+        hints = self._hint_cache.get(card)
+        if hints is None:
+            if len(self._hint_cache) > HINT_CACHE_SIZE:
+                self._hint_cache.clear()
+            hints = self._hint_cache[card] = prompt_hints(self.taxonomy, card)
+        return hints
+
+    def _connect(self) -> Connection:
+        """A connection for the vote path (autocommit on PostgreSQL); writes are followed by `commit()`."""
+        return self._vote_engine.connect()
 
     # -- matchups -------------------------------------------------------------------------------------------
-    def _seen_outputs(self, session_id: str) -> set[int]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(Vote.left_output_id, Vote.right_output_id).where(Vote.session_id == session_id)
-            ).all()
-        return {i for row in rows for i in row if i is not None}
-
-    def _recent(self, conn: Connection, modality: str, session_id: str) -> Recent:
+    def _recent(self, conn: Connection, modality: str, session_id: str) -> tuple[Recent, set[int]]:
         """What the variety rules read (arena.matchmaking): pair counts among the modality's last WINDOW - 1
-        matchups, and this session's first and last pairs."""
-        window: dict[Pair, int] = {}
-        for pair in served_pairs(conn, modality, WINDOW - 1):
-            window[pair] = window.get(pair, 0) + 1
-        first = served_pairs(conn, modality, FIRST_MATCHUPS, session_id=session_id, newest_first=False)
-        if len(first) < FIRST_MATCHUPS:
-            return Recent(window, first, first[-NO_REPEAT:], len(first))
-        last = served_pairs(conn, modality, NO_REPEAT, session_id=session_id)[::-1]
-        return Recent(window, first, last, len(first))
+        matchups, this session's first and last pairs; and the outputs this session voted on. One statement
+        (`queries.SERVE_READ`)."""
+        rows = conn.execute(queries.SERVE_READ, {"modality": modality, "session": session_id}).all()
+        return queries.recent_and_seen(rows)
 
     def _pick(
         self, pool: ModalityPool, seen: set[int], recent: Recent, rng: np.random.Generator
     ) -> tuple[str, dict[str, ServedOutput], tuple[str, str]]:
         """A prompt by the uniform cell sampler and two of its models by the vote plan, preferring a prompt
         with outputs this voter has not voted on and on which every variety rule can hold."""
-        n_models = len({o.model_slug for outs in pool.outputs.values() for o in outs})
-        n_pairs = n_models * (n_models - 1) // 2
+        n_pairs = pool.n_pairs
         best: tuple[tuple[bool, bool], str, dict[str, ServedOutput]] | None = None
         for _ in range(PROMPT_TRIES):
             _, prompt_id = sample_prompt(pool.cells, rng)
@@ -149,66 +160,52 @@ class ArenaService:
             raise VoteError(
                 503, "no matchups yet: models need at least two outputs for some prompt (arena generate)"
             )
-        seen = self._seen_outputs(voter.session_id)
         matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()
         left_token, right_token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-        # One serve at a time per process, so the window read and the insert are not interleaved (several
-        # processes can still interleave: the window cap may then be exceeded by the number of processes).
-        with self._serve_lock, self.engine.begin() as conn:
-            recent = self._recent(conn, modality, voter.session_id)
-            prompt_id, by_model, (left_model, right_model) = self._pick(pool, seen, recent, rng)
+        with self._connect() as conn:
+            # One read-and-pick at a time per process, and picks not yet committed are counted from
+            # `_in_flight`, so the rules see every matchup of this process (several processes can still
+            # interleave: the window cap may then be exceeded by the number of processes).
+            with self._serve_lock:
+                recent, seen = self._recent(conn, modality, voter.session_id)
+                recent = self._in_flight.merged(recent, modality, voter.session_id)
+                prompt_id, by_model, (left_model, right_model) = self._pick(pool, seen, recent, rng)
+                self._in_flight.add(matchup_id, modality, voter.session_id, pair_key(left_model, right_model))
             left, right = by_model[left_model], by_model[right_model]
-            conn.execute(
-                insert(Matchup).values(
-                    id=matchup_id,
-                    session_id=voter.session_id,
-                    client_hash=voter.client_hash,
-                    modality=modality,
-                    prompt_id=prompt_id,
-                    left_output_id=left.output_id,
-                    right_output_id=right.output_id,
-                    left_token=left_token,
-                    right_token=right_token,
-                    challenge=challenge,
-                    source=voter.source,
-                    served_at=now,
-                    expires_at=now + timedelta(seconds=self.settings.matchup_ttl_seconds),
-                )
-            )
+            try:
+                with self._write_lock:
+                    conn.execute(
+                        queries.INSERT_MATCHUP,
+                        {
+                            "id": matchup_id,
+                            "session_id": voter.session_id,
+                            "client_hash": voter.client_hash,
+                            "modality": modality,
+                            "prompt_id": prompt_id,
+                            "left_output_id": left.output_id,
+                            "right_output_id": right.output_id,
+                            "left_token": left_token,
+                            "right_token": right_token,
+                            "challenge": challenge,
+                            "source": voter.source,
+                            "served_at": now,
+                            "expires_at": now + timedelta(seconds=self.settings.matchup_ttl_seconds),
+                            "left_fetched_at": None,
+                            "right_fetched_at": None,
+                        },
+                    )
+                    conn.commit()
+            finally:
+                with self._serve_lock:
+                    self._in_flight.discard(matchup_id)
         MATCHUPS.labels(modality).inc()
         card = pool.prompts[prompt_id]
-        tax = self.taxonomy
-        hints = [
-            {
-                "axis": "use case",
-                "name": tax.label("use_case", card.use_case).name,
-                "hint": tax.label("use_case", card.use_case).hint,
-            },
-            {
-                "axis": "capability",
-                "name": tax.label("capability", card.capability).name,
-                "hint": tax.label("capability", card.capability).hint,
-            },
-        ] + [
-            {"axis": "style", "name": tax.label("style", s).name, "hint": tax.label("style", s).hint}
-            for s in card.styles
-            if tax.has("style", s)
-        ]
-        if card.reference_image_id:
-            hints.append(
-                {
-                    "axis": "edit",
-                    "name": "Unchanged parts",
-                    "hint": "Compare each edit with the reference: what the instruction did not ask to change "
-                    "should look the same (faces, text, layout, background).",
-                }
-            )
         return {
             "id": matchup_id,
             "modality": modality,
             "prompt": card.text,
             "edit_kind": card.edit_kind,
-            "hints": hints,
+            "hints": self._hints(card),
             "images": {"left": f"/img/{left_token}", "right": f"/img/{right_token}"},
             "reference": f"/api/v1/matchups/{matchup_id}/reference" if card.reference_image_id else None,
             "challenge": challenge,
@@ -287,8 +284,8 @@ class ArenaService:
         """Record a vote and return the reveal; raise `VoteError` (nothing stored) when it cannot count."""
         if choice not in CHOICES:
             raise VoteError(422, f"choice must be one of {', '.join(CHOICES)}")
-        with self.engine.begin() as conn:
-            m = conn.execute(select(Matchup).where(Matchup.id == matchup_id)).first()
+        with self._connect() as conn:
+            m = conn.execute(queries.VOTE_READ, {"matchup_id": matchup_id}).first()
             if m is None:
                 raise VoteError(404, "unknown matchup")
             if m.session_id != voter.session_id:
@@ -299,18 +296,7 @@ class ArenaService:
                 m.challenge, nonce, self.settings.pow_difficulty_bits
             ):
                 raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
-            outputs = {
-                row.id: row.model_slug
-                for row in conn.execute(
-                    select(Output.id, Output.model_slug).where(
-                        Output.id.in_([m.left_output_id, m.right_output_id])
-                    )  # type: ignore[attr-defined]
-                ).all()
-            }
-            prompt = conn.execute(
-                select(Prompt.use_case, Prompt.capability).where(Prompt.id == m.prompt_id)
-            ).one()
-            left_model, right_model = outputs[m.left_output_id], outputs[m.right_output_id]
+            left_model, right_model = m.left_model, m.right_model
             model_a, model_b = sorted((left_model, right_model))
             a_side = "left" if model_a == left_model else "right"
             fetched = m.left_fetched_at is not None and m.right_fetched_at is not None
@@ -319,47 +305,44 @@ class ArenaService:
                 "images_fetched": fetched,
                 "seconds": (now - _aware(m.served_at)).total_seconds(),
             }
+            vote = {
+                "matchup_id": m.id,
+                "modality": m.modality,
+                "prompt_id": m.prompt_id,
+                "use_case": m.use_case,
+                "capability": m.capability,
+                "model_a": model_a,
+                "model_b": model_b,
+                "a_side": a_side,
+                "winner": _winner(choice, a_side),
+                "methodology": self.settings.methodology_version,
+                "session_id": voter.session_id,
+                "source": voter.source,
+                "served_at": m.served_at,
+                "voted_at": now,
+                "client_hash": voter.client_hash,
+                "left_output_id": m.left_output_id,
+                "right_output_id": m.right_output_id,
+                "images_fetched": fetched,
+                "signals": signals,
+            }
+            verdicts = online_verdicts(signals, self.settings.min_vote_seconds)
+            rows = [
+                {
+                    "filter": v.filter,
+                    "filter_version": v.version,
+                    "kept": v.kept,
+                    "reason": v.reason,
+                    "decided_at": now,
+                }
+                for v in verdicts
+            ]
             try:
-                vote_id = conn.execute(
-                    insert(Vote).values(
-                        matchup_id=m.id,
-                        modality=m.modality,
-                        prompt_id=m.prompt_id,
-                        use_case=prompt.use_case,
-                        capability=prompt.capability,
-                        model_a=model_a,
-                        model_b=model_b,
-                        a_side=a_side,
-                        winner=_winner(choice, a_side),
-                        methodology=self.settings.methodology_version,
-                        session_id=voter.session_id,
-                        source=voter.source,
-                        served_at=m.served_at,
-                        voted_at=now,
-                        client_hash=voter.client_hash,
-                        left_output_id=m.left_output_id,
-                        right_output_id=m.right_output_id,
-                        images_fetched=fetched,
-                        signals=signals,
-                    )
-                ).inserted_primary_key[0]
+                with self._write_lock:
+                    queries.store_vote(conn, vote, rows)
+                    conn.commit()  # acknowledged only after this
             except IntegrityError:
                 raise VoteError(409, "this matchup already has a vote") from None
-            verdicts = online_verdicts(signals, self.settings.min_vote_seconds)
-            conn.execute(
-                insert(VoteVerdict),
-                [
-                    {
-                        "vote_id": vote_id,
-                        "filter": v.filter,
-                        "filter_version": v.version,
-                        "kept": v.kept,
-                        "reason": v.reason,
-                        "decided_at": now,
-                    }
-                    for v in verdicts
-                ],
-            )
         dropped = [v.filter for v in verdicts if not v.kept]
         VOTES.labels("filtered" if dropped else "kept", dropped[0] if dropped else "").inc()
         filtered = [v.reason for v in verdicts if not v.kept]
@@ -381,6 +364,38 @@ class ArenaService:
             "left": _reveal(models, left_model),
             "right": _reveal(models, right_model),
         }
+
+
+def prompt_hints(taxonomy: Taxonomy, card: PromptCard) -> list[dict[str, str]]:
+    """What the page says to look at for this prompt: its use case, capability and styles (each label's name
+    and evaluation hint), and for edits the unchanged-parts reminder."""
+    tax = taxonomy
+    hints = [
+        {
+            "axis": "use case",
+            "name": tax.label("use_case", card.use_case).name,
+            "hint": tax.label("use_case", card.use_case).hint,
+        },
+        {
+            "axis": "capability",
+            "name": tax.label("capability", card.capability).name,
+            "hint": tax.label("capability", card.capability).hint,
+        },
+    ] + [
+        {"axis": "style", "name": tax.label("style", s).name, "hint": tax.label("style", s).hint}
+        for s in card.styles
+        if tax.has("style", s)
+    ]
+    if card.reference_image_id:
+        hints.append(
+            {
+                "axis": "edit",
+                "name": "Unchanged parts",
+                "hint": "Compare each edit with the reference: what the instruction did not ask to change "
+                "should look the same (faces, text, layout, background).",
+            }
+        )
+    return hints
 
 
 def _reveal(models: dict[str, Any], slug: str) -> dict[str, Any]:

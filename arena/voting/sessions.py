@@ -58,7 +58,17 @@ class VoterSessions:
 
     def issue(self, response: Response, request: Request) -> str:
         """Start a new session and set its cookie on `response`."""
-        session_id = secrets.token_hex(16)
+        session_id = self.new_id()
+        self.set_cookie(response, request, session_id)
+        return session_id
+
+    @staticmethod
+    def new_id() -> str:
+        """A fresh random session id."""
+        return secrets.token_hex(16)
+
+    def set_cookie(self, response: Response, request: Request, session_id: str) -> None:
+        """Set the signed cookie of `session_id` on `response`."""
         response.set_cookie(
             COOKIE,
             self.sign(session_id),
@@ -68,7 +78,6 @@ class VoterSessions:
             secure=request.url.scheme == "https",
             path="/",
         )
-        return session_id
 
     def client_address(self, request: Request) -> str:
         """The client's address; X-Forwarded-For counts only when the peer is a trusted proxy."""

@@ -1,6 +1,8 @@
-"""Per-request observability: a request id (kept from a well-formed `X-Request-ID` or made fresh, echoed in
-the response), request count and latency by route template (never the raw path, so ids cannot explode the
-series), one JSON access-log line per request, and the `/metrics` page."""
+"""Per-request context and observability: the audit source ("web"), a request id (kept from a well-formed
+`X-Request-ID` or made fresh, echoed in the response), request count and latency by route template (never the
+raw path, so ids cannot explode the series), one JSON access-log line per request, and the `/metrics` page.
+All in one pure ASGI middleware: Starlette's `@app.middleware("http")` (BaseHTTPMiddleware) costs a task group
+and memory streams per request."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from arena import audit
 from arena.observability import LATENCY, REQUESTS, request_id
 from arena.web.guards import ASGIApp, Message, Receive, Scope, Send
 
@@ -42,6 +45,7 @@ class ObserveMiddleware:
         given = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
         rid = given if _ID.match(given) else secrets.token_hex(8)
         token = request_id.set(rid)
+        audit.SOURCE.set("web")  # audit rows written while serving a request say "web"
         status = 500
         started = time.perf_counter()
 

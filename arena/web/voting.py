@@ -3,11 +3,15 @@ same-origin check on state-changing requests, rate limits per session and per cl
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import time
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal, NoReturn, TypeVar
 
 import numpy as np
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
@@ -18,6 +22,10 @@ from arena.voting.service import VoteError, Voter
 from arena.web.media import NO_STORE
 
 router = APIRouter(tags=["arena"])
+T = TypeVar("T")
+#: Threads that run the matchup and vote requests' blocking work (`create_app` makes the executor). A few
+#: threads keep the database busy; dozens (Starlette's default pool has 40) only fight over the GIL.
+VOTE_THREADS = 8
 
 
 class MatchupRequest(BaseModel):
@@ -39,8 +47,9 @@ class VoteRequest(BaseModel):
     website: str = Field(default="", max_length=200, description="Leave empty.")
 
 
-def same_origin(request: Request) -> None:
-    """Refuse state-changing requests that a browser marks as coming from another site."""
+async def same_origin(request: Request) -> None:
+    """Refuse state-changing requests that a browser marks as coming from another site. (Async: a plain
+    function dependency would cost a thread hop per request for a header check.)"""
     site = request.headers.get("sec-fetch-site")
     if site is not None and site not in {"same-origin", "none"}:
         raise HTTPException(403, "cross-origin requests are refused")
@@ -67,13 +76,42 @@ def _limit(request: Request, session_id: str | None) -> str:
     return state.sessions.address_hash(address)
 
 
-def _raise(exc: VoteError) -> None:
+def _raise(exc: VoteError) -> NoReturn:
     raise HTTPException(exc.status, exc.message) from None
+
+
+async def _in_thread(request: Request, fn: Callable[..., T], *args: Any) -> T:
+    """Run the blocking part of a vote-path request (rate limits, which may ask Redis; the database) on the
+    app's vote-path threads, with this request's context variables (request id, audit source)."""
+    context = contextvars.copy_context()
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(request.app.state.vote_threads, context.run, fn, *args)
+
+
+def _json(payload: dict) -> JSONResponse:
+    return JSONResponse(payload, headers={"Cache-Control": "no-store"})
+
+
+def _serve(request: Request, modality: str) -> tuple[dict, str | None]:
+    """The matchup and, when the request had no valid session cookie, the new session id to set."""
+    state = request.app.state
+    session_id = state.sessions.read(request)
+    new = None if session_id else state.sessions.new_id()
+    client_hash = _limit(request, session_id or new)
+    rng = np.random.default_rng()
+    try:
+        payload = state.arena.serve_matchup(
+            Voter(session_id or new, client_hash), modality, rng, state.clock()
+        )
+    except VoteError as exc:
+        _raise(exc)
+    return payload, new
 
 
 @router.post(
     "/api/v1/matchups",
     dependencies=[Depends(same_origin)],
+    response_model=dict,
     responses={
         503: {
             "description": "No matchups yet (fewer than two active models with outputs for a prompt of this "
@@ -81,30 +119,23 @@ def _raise(exc: VoteError) -> None:
         }
     },
 )
-def new_matchup(body: MatchupRequest, request: Request, response: Response) -> dict:
+async def new_matchup(body: MatchupRequest, request: Request) -> Response:
     """A blind matchup: prompt, hints, two image URLs (left/right random), and the vote's proof-of-work challenge."""
-    state = request.app.state
-    session_id = state.sessions.read(request) or state.sessions.issue(response, request)
-    client_hash = _limit(request, session_id)
-    rng = np.random.default_rng()
-    try:
-        payload = state.arena.serve_matchup(Voter(session_id, client_hash), body.modality, rng, state.clock())
-    except VoteError as exc:
-        _raise(exc)
-    response.headers["Cache-Control"] = "no-store"
-    return payload
+    payload, new_session = await _in_thread(request, _serve, request, body.modality)
+    response = _json(payload)
+    if new_session is not None:
+        request.app.state.sessions.set_cookie(response, request, new_session)
+    return response
 
 
-@router.post("/api/v1/votes", dependencies=[Depends(same_origin)])
-def vote(body: VoteRequest, request: Request, response: Response) -> dict:
-    """Record a vote on a matchup served to this session, then reveal both models."""
+def _cast(request: Request, body: VoteRequest) -> dict:
     state = request.app.state
     session_id = state.sessions.read(request)
     if session_id is None:
         raise HTTPException(403, "no voter session: load a matchup first")
     client_hash = _limit(request, session_id)
     try:
-        reveal = state.arena.cast_vote(
+        return state.arena.cast_vote(
             Voter(session_id, client_hash),
             body.matchup_id,
             body.choice,
@@ -114,8 +145,12 @@ def vote(body: VoteRequest, request: Request, response: Response) -> dict:
         )
     except VoteError as exc:
         _raise(exc)
-    response.headers["Cache-Control"] = "no-store"
-    return reveal
+
+
+@router.post("/api/v1/votes", dependencies=[Depends(same_origin)], response_model=dict)
+async def vote(body: VoteRequest, request: Request) -> Response:
+    """Record a vote on a matchup served to this session, then reveal both models."""
+    return _json(await _in_thread(request, _cast, request, body))
 
 
 #: Served matchup images are answered on multiples of this many seconds (see `matchup_image`).

@@ -1,0 +1,48 @@
+"""Picked-but-uncommitted matchups count for the variety rules (arena.voting.inflight)."""
+
+from arena.matchmaking import FIRST_MATCHUPS, NO_REPEAT, Recent, apply_rules, window_cap
+from arena.voting.inflight import InFlight
+
+AB, AC, BC = ("a", "b"), ("a", "c"), ("b", "c")
+
+
+def test_a_picked_matchup_counts_in_the_window_until_it_is_discarded():
+    stored = Recent({AB: 1})
+    pending = InFlight()
+    pending.add("m1", "text_to_image", "s1", AB)
+    pending.add("m2", "image_editing", "s1", AB)  # another modality: not this window
+    assert pending.merged(stored, "text_to_image", "s2").window == {AB: 2}
+    pending.discard("m1")
+    assert pending.merged(stored, "text_to_image", "s2") is stored
+    assert stored.window == {AB: 1}  # the stored view is not modified
+
+
+def test_a_pair_at_its_cap_with_a_picked_matchup_is_no_longer_allowed():
+    n_pairs = 3
+    cap = window_cap(n_pairs)
+    stored = Recent({AB: cap - 1})
+    assert AB in apply_rules([AB, AC], n_pairs, stored)[0]
+    pending = InFlight()
+    pending.add("m1", "text_to_image", "other", AB)
+    assert apply_rules([AB, AC], n_pairs, pending.merged(stored, "text_to_image", "s1"))[0] == [AC]
+
+
+def test_the_sessions_own_picks_extend_its_first_and_last_pairs():
+    stored = Recent({}, [AB], [AB], 1)
+    pending = InFlight()
+    pending.add("m1", "text_to_image", "s1", AC)
+    pending.add("m2", "text_to_image", "s2", BC)
+    merged = pending.merged(stored, "text_to_image", "s1")
+    assert list(merged.session_first) == [AB, AC] and list(merged.session_last) == [AB, AC]
+    assert merged.session_served == 2
+    assert merged.window == {AC: 1, BC: 1}
+
+
+def test_a_session_past_its_first_matchups_keeps_them_and_only_its_last_pairs_move():
+    first = [AB] * FIRST_MATCHUPS
+    stored = Recent({}, first, [AB] * NO_REPEAT, FIRST_MATCHUPS)
+    pending = InFlight()
+    pending.add("m1", "text_to_image", "s1", BC)
+    merged = pending.merged(stored, "text_to_image", "s1")
+    assert list(merged.session_first) == first and merged.session_served == FIRST_MATCHUPS
+    assert list(merged.session_last) == [AB] * (NO_REPEAT - 1) + [BC]
