@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, and_, exists, func, select
+from sqlalchemy import Connection, and_, exists, false, func, select
 
 from arena.db.tables import Vote, VoteVerdict
 from ratings import CohortRule, VoteRows, Votes, count_votes
@@ -19,8 +19,7 @@ from ratings import CohortRule, VoteRows, Votes, count_votes
 
 def kept_votes_query(modality: str, *, include_simulated: bool) -> Any:
     """Votes of `modality` that no verdict filters (optionally leaving out simulated votes), oldest first."""
-    filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712
-    query = (
+    return (
         select(
             Vote.id,
             Vote.model_a,
@@ -33,18 +32,19 @@ def kept_votes_query(modality: str, *, include_simulated: bool) -> Any:
             Vote.prompt_id,
             Vote.source,
         )
-        .where(Vote.modality == modality, ~filtered)
+        .where(*kept_filter(modality, include_simulated=include_simulated))
         .order_by(Vote.id)
     )
-    if not include_simulated:
-        query = query.where(Vote.source != "simulated")
-    return query
+
+
+def filtered_clause() -> Any:
+    """True for a vote that some verdict filters."""
+    return exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == false()))
 
 
 def kept_filter(modality: str, *, include_simulated: bool) -> list[Any]:
-    """WHERE clauses of the kept votes of `modality` (same meaning as `snapshots.kept_votes_query`)."""
-    filtered = exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == False))  # noqa: E712
-    clauses = [Vote.modality == modality, ~filtered]
+    """WHERE clauses of the kept votes of `modality` (what `kept_votes_query` selects)."""
+    clauses = [Vote.modality == modality, ~filtered_clause()]
     if not include_simulated:
         clauses.append(Vote.source != "simulated")
     return clauses

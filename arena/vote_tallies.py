@@ -19,10 +19,11 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, case, exists, false, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, case, false, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from arena.db.tables import TallyMark, Vote, VoteTally, VoteVerdict, utcnow
+from arena.vote_counts import filtered_clause
 
 #: Ids below the newest vote within which a missing id may still be a transaction in flight.
 HORIZON = 2000
@@ -42,11 +43,6 @@ GROUP = (
 )
 _KEYS = ("modality", "use_case", "capability", "model_a", "model_b", "winner", "methodology", "source")
 _LOCK_KEY = 0x7A11  # PostgreSQL advisory lock of tally counting and verdict changes
-
-
-def filtered_clause() -> Any:
-    """True for a vote that some verdict filters."""
-    return exists().where(and_(VoteVerdict.vote_id == Vote.id, VoteVerdict.kept == false()))
 
 
 def tally_lock(conn: Connection) -> None:
