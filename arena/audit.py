@@ -54,6 +54,11 @@ def cli_actor(explicit: str | None) -> str:
         return "unknown-os-user"
 
 
+def parse_day(value: str) -> datetime:
+    """A day written YYYY-MM-DD as its midnight UTC (the audit filters' unit); ValueError if it is not one."""
+    return datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
+
+
 def query(
     *,
     actor: str | None = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -69,7 +69,7 @@ def _day(value: str | None, name: str) -> datetime | None:
     if value is None:
         return None
     try:
-        return datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
+        return audit.parse_day(value)
     except ValueError:
         fail(f"--{name} must be a date YYYY-MM-DD")
 
