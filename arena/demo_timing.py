@@ -17,9 +17,9 @@ import numpy as np
 from sqlalchemy import Engine, func, insert, select
 
 from arena.db.tables import LatencySample, Model
+from arena.latency import TIMED_MODALITY as MODALITY
 
 SIMULATED_RUN = "simulated-"
-MODALITY = "text_to_image"  # the methodology times text-to-image endpoints only
 DEFAULT_MEDIAN_S, DEFAULT_P95_S = 3.0, 6.0
 Z95 = 1.6448536269514722  # the standard normal's 95th percentile
 _SAMPLES = LatencySample.__table__  # type: ignore[attr-defined]

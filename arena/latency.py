@@ -17,6 +17,7 @@ from sqlalchemy import Engine, select
 from arena.db.tables import LatencySample
 
 WINDOW = timedelta(days=14)
+TIMED_MODALITY = "text_to_image"  # the methodology times text-to-image endpoints only
 
 
 @dataclass(frozen=True)

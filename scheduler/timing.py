@@ -21,6 +21,7 @@ import httpx
 from sqlalchemy import Engine, func, insert, select
 
 from arena.db.tables import LatencySample, Model, utcnow
+from arena.latency import TIMED_MODALITY as MODALITY
 from arena.observability import TIMINGS
 from arena.providers import GenerationRequest, MissingApiKey, Provider, ProviderError, build_provider
 from arena.providers.params import parse_params
@@ -30,7 +31,6 @@ from scheduler.measure import Measurement, PerfCounter, measure, timing_client
 from scheduler.selection import active_timing_prompts, choose_prompt, recent_uses
 
 Sleep = Callable[[float], Awaitable[None]]
-MODALITY = "text_to_image"  # the methodology times text-to-image endpoints only
 _SAMPLES = LatencySample.__table__  # type: ignore[attr-defined]
 _MODELS = Model.__table__  # type: ignore[attr-defined]
 WARM_UP_URL_PARAMS = ("submit_url", "endpoint", "base_url")  # the host whose connection a warm-up opens
