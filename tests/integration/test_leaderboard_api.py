@@ -15,16 +15,10 @@ from arena.app import create_app
 from arena.db.tables import Prompt, RatingSnapshot
 from arena.latency import latency_stats
 from arena.web.lb_api import CSV_COLUMNS
-from tests.conftest import BACKENDS, serve
-from tests.support.leaderboard_world import MODELS, LeaderboardWorld, shared_world
+from tests.conftest import serve
+from tests.support.leaderboard_world import MODELS, LeaderboardWorld
 
 PRICES = {m[0]: m[4] for m in MODELS}
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def lb(request: pytest.FixtureRequest) -> LeaderboardWorld:
-    """The published world on each backend."""
-    return shared_world(request, request.param)
 
 
 @pytest.fixture(scope="module")

@@ -18,13 +18,8 @@ from arena.db.tables import Prompt, Vote
 from arena.vote_counts import kept_filter
 from ratings import Votes, compute_board
 from ratings.cohorts import CohortRule
-from tests.conftest import BACKENDS, serve
-from tests.support.leaderboard_world import LeaderboardWorld, shared_world
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def lb(request: pytest.FixtureRequest) -> LeaderboardWorld:
-    return shared_world(request, request.param)
+from tests.conftest import serve
+from tests.support.leaderboard_world import LeaderboardWorld
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.db.tables import RatingSnapshot, Vote
 from arena.vote_counts import kept_votes_query
-from tests.conftest import BACKENDS
-from tests.support.leaderboard_world import OLD_METHODOLOGY, LeaderboardWorld, shared_world
+from tests.support.leaderboard_world import OLD_METHODOLOGY, LeaderboardWorld
 
 ROW_KEYS = (
     "model",
@@ -29,12 +28,6 @@ ROW_KEYS = (
     "ties",
     "provisional",
 )
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def lb(request: pytest.FixtureRequest) -> LeaderboardWorld:
-    """The published world on each backend."""
-    return shared_world(request, request.param)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ of simulated votes: columns, labels, the modified toggle, sorting, every board, 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -14,8 +13,7 @@ from arena.app import create_app
 from arena.db.tables import Vote
 from arena.leaderboard import board_keys
 from prompts_taxonomy import load_taxonomy
-from tests.conftest import BACKENDS, serve
-from tests.support.leaderboard_world import LeaderboardWorld, shared_world
+from tests.conftest import serve
 
 COLUMNS = [
     "Rank",
@@ -30,20 +28,6 @@ COLUMNS = [
     "Released",
     "P(best)",
 ]
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def lb(request: pytest.FixtureRequest) -> LeaderboardWorld:
-    """The published world on each backend."""
-    return shared_world(request, request.param)
-
-
-@pytest.fixture(scope="module")
-def web(lb: LeaderboardWorld) -> Iterator[httpx.Client]:
-    """A client of the app served over the world, its clock frozen at the snapshot time."""
-    app = create_app(lb.settings, engine=lb.engine, clock=lb.clock)
-    with serve(app) as url, httpx.Client(base_url=url, timeout=20) as client:
-        yield client
 
 
 def _models(html: str, table: str = "lb-table") -> list[str]:

@@ -10,31 +10,14 @@ import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
-import httpx
 import pytest
 from sqlalchemy import delete, select
 
-from arena.app import create_app
 from arena.db.tables import RatingSnapshot
 from arena.leaderboard.published import VoteSet, published_vote_rows
 from arena.leaderboard.store import SnapshotCache
 from arena.snapshots import take_snapshot
-from tests.conftest import BACKENDS, serve
-from tests.support.leaderboard_world import NOW, LeaderboardWorld, shared_world
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def lb(request: pytest.FixtureRequest) -> LeaderboardWorld:
-    """The published world on each backend."""
-    return shared_world(request, request.param)
-
-
-@pytest.fixture(scope="module")
-def web(lb: LeaderboardWorld) -> Iterator[httpx.Client]:
-    """A client of the app served over the world."""
-    app = create_app(lb.settings, engine=lb.engine, clock=lb.clock)
-    with serve(app) as url, httpx.Client(base_url=url, timeout=20) as client:
-        yield client
+from tests.support.leaderboard_world import NOW, LeaderboardWorld
 
 
 def _text(html: str) -> str:

@@ -2,8 +2,9 @@
 votes under an old and the current methodology, timing samples, and a stored snapshot with real ratings.
 
 Built once per database backend for the whole test session (simulating votes through the service is the slow
-part, especially on PostgreSQL) and closed when the session ends; the tests only read it. Test modules wrap
-`shared_world` in a module-scoped fixture of their own.
+part, especially on PostgreSQL) and closed when the session ends; the tests only read it. The integration
+tests get it as the `lb` fixture of tests/integration/conftest.py; the browser tests wrap `shared_world` in a
+module-scoped fixture of their own.
 """
 
 from __future__ import annotations
