@@ -35,6 +35,7 @@ from sqlalchemy import create_engine, text
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from arena.voting import pow as proof  # noqa: E402
+from tests.support.nodes import VOTES_PER_MATCHUP, acknowledged_vs_stored  # noqa: E402
 
 # The CLI of this checkout, not whichever `arena` the venv installed (PYTHONPATH puts ROOT first).
 ARENA = [sys.executable, "-c", "from arena.entry import main; main()"]
@@ -162,7 +163,7 @@ def check(database_url: str, acknowledged: list[str]) -> dict[str, object]:
     an acknowledgement (the server was killed between commit and answer), orphans and the integrity check."""
     engine = create_engine(database_url, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
-        counts = dict(conn.execute(text("SELECT matchup_id, count(*) FROM votes GROUP BY matchup_id")).all())
+        counts = dict(conn.execute(VOTES_PER_MATCHUP).all())
         orphans = conn.execute(
             text(
                 "SELECT count(*) FROM votes v LEFT JOIN matchups m ON m.id = v.matchup_id WHERE m.id IS NULL"
@@ -170,14 +171,8 @@ def check(database_url: str, acknowledged: list[str]) -> dict[str, object]:
         ).scalar_one()
         verdict = integrity(conn, database_url)
     engine.dispose()
-    acked = set(acknowledged)
     return {
-        "acknowledged": len(acknowledged),
-        "acknowledged twice": len(acknowledged) - len(acked),
-        "stored": sum(counts.values()),
-        "lost": sum(1 for m in acked if counts.get(m, 0) == 0),
-        "stored more than once": sum(1 for n in counts.values() if n != 1),
-        "stored, not acknowledged": sum(1 for m in counts if m not in acked),
+        **acknowledged_vs_stored(acknowledged, counts),
         "votes without their matchup": orphans,
         "integrity": verdict,
     }

@@ -1,6 +1,6 @@
 """`arena serve` processes of this checkout, voters that load several of them, and a look at a connection's socket
 inside a server process. Shared by tests/integration/test_two_nodes.py, test_workers_shared.py and
-bench/bench_nodes.py.
+bench/bench_nodes.py (and bench/bench_faults.py, for its vote check).
 
 - `Node`: one `arena serve` subprocess (its own port, the environment given), started and waited for, then
   stopped with SIGTERM or killed with SIGKILL.
@@ -8,7 +8,8 @@ bench/bench_nodes.py.
   per host, not per port, so one cookie jar serves every node), the matchup from one node, its images from the
   same node, the proof of work solved, the vote sent to the next node (and, if that node does not answer, to
   the node that served the matchup). It records acknowledged votes and per-answer latencies.
-- `stored_once`: acknowledged votes against the votes table.
+- `stored_once`: acknowledged votes against the votes table; its comparison (`acknowledged_vs_stored`) is
+  also bench/bench_faults.py's.
 - `connection_option`: a socket option of the server side of a TCP connection, read by duplicating the
   server's file descriptor with pidfd_getfd (Linux 5.6+; needs ptrace rights over the server, as its owner has).
 """
@@ -172,17 +173,12 @@ class PairVoter(threading.Thread):
                 return
 
 
-def stored_once(database_url: str, acknowledged: list[str]) -> dict[str, int]:
-    """Acknowledged votes against the votes table: lost, stored more than once, acknowledged twice, and stored
-    without an acknowledgement (a node killed between commit and answer, or a vote whose answer never came)."""
-    engine = create_engine(database_url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            counts = dict(
-                conn.execute(text("SELECT matchup_id, count(*) FROM votes GROUP BY matchup_id")).all()
-            )
-    finally:
-        engine.dispose()
+VOTES_PER_MATCHUP = text("SELECT matchup_id, count(*) FROM votes GROUP BY matchup_id")
+
+
+def acknowledged_vs_stored(acknowledged: list[str], counts: dict[str, int]) -> dict[str, int]:
+    """Acknowledged matchup ids against the stored votes per matchup (`VOTES_PER_MATCHUP`): lost, stored more
+    than once, acknowledged twice, stored without an acknowledgement. Shared with bench/bench_faults.py."""
     acked = set(acknowledged)
     return {
         "acknowledged": len(acknowledged),
@@ -192,6 +188,18 @@ def stored_once(database_url: str, acknowledged: list[str]) -> dict[str, int]:
         "stored more than once": sum(1 for n in counts.values() if n != 1),
         "stored, not acknowledged": sum(1 for m in counts if m not in acked),
     }
+
+
+def stored_once(database_url: str, acknowledged: list[str]) -> dict[str, int]:
+    """Acknowledged votes against the votes table: lost, stored more than once, acknowledged twice, and stored
+    without an acknowledgement (a node killed between commit and answer, or a vote whose answer never came)."""
+    engine = create_engine(database_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            counts = dict(conn.execute(VOTES_PER_MATCHUP).all())
+    finally:
+        engine.dispose()
+    return acknowledged_vs_stored(acknowledged, counts)
 
 
 def children(pid: int) -> list[int]:
