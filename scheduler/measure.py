@@ -31,6 +31,7 @@ import httpx
 from PIL import Image
 
 from arena.providers.base import GenerationRequest, Provider, ProviderError
+from arena.providers.http_common import adapter_timeout
 
 PerfCounter = Callable[[], float]
 
@@ -55,7 +56,7 @@ async def stamp_request_sent(request: httpx.Request) -> None:
 def timing_client(timeout: float) -> httpx.AsyncClient:
     """An HTTP client for timed calls: the adapter's timeouts, and the hook that starts the clock."""
     return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout, connect=min(timeout, 15.0)),
+        timeout=adapter_timeout(timeout),
         event_hooks={"request": [stamp_request_sent]},
     )
 

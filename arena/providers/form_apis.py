@@ -23,6 +23,7 @@ from arena.providers.base import (
     UnsupportedRequest,
 )
 from arena.providers.http_common import (
+    adapter_timeout,
     api_key_from_env,
     check_image,
     describe_bytes,
@@ -85,9 +86,7 @@ class _FormProvider:
         self.params = params
         self.slug = slug
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(
-            timeout=httpx.Timeout(params.timeout_s, connect=min(params.timeout_s, 15.0))
-        )
+        self._http = http_client or httpx.AsyncClient(timeout=adapter_timeout(params.timeout_s))
 
     async def warm_up(self) -> None:
         """Check the key is set (neither API has a free authenticated no-op)."""

@@ -117,6 +117,12 @@ def is_refusal(reason: str) -> bool:
     return any(word in lowered for word in REFUSAL_WORDS)
 
 
+def adapter_timeout(seconds: float) -> httpx.Timeout:
+    """The HTTP timeouts of an adapter's calls: `seconds` to read, write or wait for a pooled connection, and
+    at most 15 s of them to connect."""
+    return httpx.Timeout(seconds, connect=min(seconds, 15.0))
+
+
 @dataclass
 class FirstByte:
     """Filled by the client's response hook with perf_counter() when the first response headers arrive."""

@@ -31,6 +31,7 @@ from arena.providers.base import (
 from arena.providers.http_common import (
     CURRENT_CALL,
     FirstByte,
+    adapter_timeout,
     api_key_from_env,
     check_image,
     describe_bytes,
@@ -86,9 +87,7 @@ class OpenAIImagesProvider:
         self.params = params
         self.slug = slug
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(
-            timeout=httpx.Timeout(params.timeout_s, connect=min(params.timeout_s, 15.0))
-        )
+        self._http = http_client or httpx.AsyncClient(timeout=adapter_timeout(params.timeout_s))
         install_first_byte_hook(self._http)
         self._sdk: openai.AsyncOpenAI | None = None
 

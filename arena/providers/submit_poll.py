@@ -27,6 +27,7 @@ from arena.providers.base import (
     UnsupportedRequest,
 )
 from arena.providers.http_common import (
+    adapter_timeout,
     api_key_from_env,
     check_image,
     describe_bytes,
@@ -143,9 +144,7 @@ class SubmitPollProvider:
         self.params = params
         self.slug = slug
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(
-            timeout=httpx.Timeout(min(params.timeout_s, 60.0), connect=min(params.timeout_s, 15.0))
-        )
+        self._http = http_client or httpx.AsyncClient(timeout=adapter_timeout(min(params.timeout_s, 60.0)))
         self._sleep = sleep or asyncio.sleep
 
     def _headers(self) -> dict[str, str]:
