@@ -34,7 +34,8 @@ no vote is stored without an acknowledgement, and the same for the baseline's ro
     python -m bench.bench_votepath [--backend sqlite postgres] [--voters 16 64] [--seconds 15] [--workers 1]
         [--rounds N]          # repeat the alternation of servers
         [--compare-root DIR]  # also `arena serve` of another checkout (before / after a change, same run)
-        [--floor]             # also the arena's app with the service stubbed, and the service alone
+        [--floor]             # also the arena's app with the service stubbed, the service alone, and on SQLite
+                              # its SQL alone through the raw driver (the bound that SQL sets on the ratio)
         [--profile DIR]       # py-spy (raw, GIL-holding samples) of each arena server in each window
 """
 
@@ -267,6 +268,29 @@ async def measure(
     )
 
 
+def print_sql_bound(env: dict[str, str], windows: list[Window]) -> None:
+    """SQLite: the vote path's own SQL through the raw driver (bench/votepath_floor.py `sql`), and the ratio a
+    server would reach whose only cost over the baseline were that SQL (no Python for sessions, limits,
+    matchmaking, logs or metrics): baseline CPU / (baseline CPU - baseline SQL + arena SQL), per voter count."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.votepath_floor", "sql", "--pairs", "2000"],
+        env=env, cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    arena_sql, base_sql = float(out[0]), float(out[1])
+    print(
+        f"vote path's SQL alone through the raw sqlite3 driver: {arena_sql:.3f} ms CPU per pair "
+        f"(the baseline's two inserts: {base_sql:.3f})"
+    )
+    for n in sorted({w.voters for w in windows}):
+        base = [w for w in windows if w.name == "baseline" and w.voters == n and w.pairs]
+        if base:
+            cpu = sum(w.server_cpu for w in base) * 1000 / sum(w.pairs for w in base)
+            bound = cpu / (cpu - base_sql + arena_sql)
+            print(
+                f"  {n} voters: baseline {cpu:.2f} ms/pair -> at most {bound:.2f}x with that SQL and no other work"
+            )
+
+
 def count_check(name: str, database_url: str, total: Outcome, *, arena: bool) -> str:
     """Acknowledged answers against stored rows: lost, stored twice, stored without an acknowledgement."""
     engine = create_engine(database_url)
@@ -478,6 +502,8 @@ def run_backend(backend: str, args: argparse.Namespace, work: Path) -> None:
                 text=True,
             ).stdout.strip()
             print(f"arena service alone (one thread, no HTTP, after the windows): {alone} ms CPU per pair")
+            if backend == "sqlite":
+                print_sql_bound(envs["arena"], windows)
     finally:
         for server in servers:
             if server.proc is not None:
@@ -516,7 +542,8 @@ def main() -> None:
     parser.add_argument(
         "--floor",
         action="store_true",
-        help="also measure the arena's app with the service stubbed, and the service alone (bench/votepath_floor.py)",
+        help="also measure the arena's app with the service stubbed, the service alone, and its SQL alone "
+        "(bench/votepath_floor.py)",
     )
     parser.add_argument(
         "--compare-root",

@@ -6,20 +6,34 @@ serve    `arena serve`'s app (same settings, middlewares, routes, threads, uvico
          ratio against the baseline.
 service  The service alone: `serve_matchup` + `cast_vote` (proof of work solved, untimed) in one thread, no
          HTTP, on the database of ARENA_DATABASE_URL; prints the CPU milliseconds per pair.
+sql      SQLite only: the database's share of the service. Runs the service as `service` does, recording every
+         statement and commit it sends on its own connections (the DBAPI-level SQL and parameters, as the
+         driver got them), then replays that exact sequence through the raw sqlite3 driver on a copy of the
+         database taken before the run (same pragmas): the CPU milliseconds per pair of the vote path's SQL
+         with no SQLAlchemy, no matchmaking, no Python beyond the replay loop. Then, on the same copy, the
+         baseline's SQL per pair (two autocommit one-row inserts, as bench/votepath_baseline.py writes them).
+         Prints both: "<arena SQL> <baseline SQL>" ms per pair.
 
     python -m bench.votepath_floor serve
     python -m bench.votepath_floor service --pairs 2000
+    python -m bench.votepath_floor sql --pairs 2000
 """
 
 from __future__ import annotations
 
 import argparse
 import secrets
+import shutil
+import sqlite3
+import tempfile
 import time
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
 
 from arena.app import create_app
 from arena.cli import run_server
@@ -62,42 +76,146 @@ def serve() -> None:
     run_server(app, settings, None, None)
 
 
+def _pairs(arena: Any, n: int, after_pair: Any = None) -> float:
+    """Serve and vote `n` pairs in this thread, a new voter session every SESSION_PAIRS; returns the CPU
+    seconds spent solving the proofs of work (to be subtracted)."""
+    solving = 0.0
+    session = ""
+    for i in range(n):
+        if i % SESSION_PAIRS == 0:
+            session = secrets.token_hex(16)
+        voter = Voter(session, "c" * 32)
+        m = arena.serve_matchup(voter, "text_to_image", np.random.default_rng(), utcnow())
+        started = time.process_time()
+        nonce = proof.solve(m["challenge"], m["difficulty"])
+        solving += time.process_time() - started
+        arena.cast_vote(voter, m["id"], "left", utcnow(), nonce=nonce)
+        if after_pair is not None:
+            after_pair()
+    return solving
+
+
 def service(pairs: int) -> float:
     """CPU milliseconds per matchup + vote of the service alone (the proof of work's solving excluded)."""
-    app = create_app(Settings())
-    arena = app.state.arena
-
-    def run(n: int) -> float:
-        solving = 0.0
-        session = ""
-        for i in range(n):
-            if i % SESSION_PAIRS == 0:
-                session = secrets.token_hex(16)
-            voter = Voter(session, "c" * 32)
-            m = arena.serve_matchup(voter, "text_to_image", np.random.default_rng(), utcnow())
-            started = time.process_time()
-            nonce = proof.solve(m["challenge"], m["difficulty"])
-            solving += time.process_time() - started
-            arena.cast_vote(voter, m["id"], "left", utcnow(), nonce=nonce)
-        return solving
-
-    run(100)  # warm the pool and the statement caches
+    arena = create_app(Settings()).state.arena
+    _pairs(arena, 100)  # warm the pool and the statement caches
     started = time.process_time()
-    solving = run(pairs)
+    solving = _pairs(arena, pairs)
     return (time.process_time() - started - solving) * 1000 / pairs
+
+
+Step = tuple[str, Any, bool] | None  # (SQL, parameters, executemany) or None for a commit
+
+
+def record(pairs: int) -> tuple[Path, list[list[Step]]]:
+    """Run the service for 100 + `pairs` pairs, recording per pair the statements and commits it sent on its
+    own connections; returns a copy of the database as it was before the run, and the steps of each pair."""
+    settings = Settings()
+    path = Path(make_url(settings.database_url).database or "")
+    if not path.is_file():
+        raise SystemExit("sql mode needs an SQLite ARENA_DATABASE_URL")
+    before = Path(tempfile.mkdtemp(prefix="votepath-sql-")) / "before.sqlite"
+    with sqlite3.connect(path) as src, sqlite3.connect(before) as dst:
+        src.backup(dst)  # consistent even with a WAL beside the file
+    arena = create_app(settings).state.arena
+    ours: set[int] = set()  # the service's own connections (the pool's loads are not the vote path)
+    connect = arena._connect
+
+    def tracked() -> Any:
+        conn = connect()
+        ours.add(id(conn))
+        return conn
+
+    arena._connect = tracked
+    steps: list[Step] = []
+    per_pair: list[list[Step]] = []
+
+    def on_execute(conn: Any, _cursor: Any, statement: str, parameters: Any, _ctx: Any, many: bool) -> None:
+        if id(conn) in ours:
+            steps.append((statement, parameters, many))
+
+    def on_commit(conn: Any) -> None:
+        if id(conn) in ours:
+            steps.append(None)
+
+    event.listen(arena._vote_engine, "before_cursor_execute", on_execute)
+    event.listen(arena._vote_engine, "commit", on_commit)
+
+    def close_pair() -> None:
+        per_pair.append(list(steps))
+        steps.clear()
+
+    _pairs(arena, 100 + pairs, close_pair)
+    return before, per_pair
+
+
+def replay(path: Path, per_pair: list[list[Step]], warm: int) -> float:
+    """Replay the recorded pairs through the raw driver; CPU milliseconds per pair after the first `warm`."""
+    conn = sqlite3.connect(path, timeout=30)  # legacy transactions: a DML statement opens one, as pysqlite
+    for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", "busy_timeout=30000"):
+        conn.execute(f"PRAGMA {pragma}")
+
+    def run(pairs: list[list[Step]]) -> None:
+        for pair in pairs:
+            for step in pair:
+                if step is None:
+                    conn.commit()
+                elif step[2]:
+                    conn.executemany(step[0], step[1])
+                else:
+                    conn.execute(step[0], step[1]).fetchall()
+
+    run(per_pair[:warm])
+    started = time.process_time()
+    run(per_pair[warm:])
+    elapsed = time.process_time() - started
+    conn.close()
+    return elapsed * 1000 / max(1, len(per_pair) - warm)
+
+
+def baseline_sql(path: Path, pairs: int) -> float:
+    """CPU milliseconds per pair of the baseline's SQL: two autocommit one-row inserts, as its writer does."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=30000"):
+        conn.execute(f"PRAGMA {pragma}")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS floor_rows (kind TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL)"
+    )
+    keys = [secrets.token_urlsafe(24) for _ in range(pairs)]
+    insert = "INSERT INTO floor_rows (kind, key, value) VALUES (?, ?, ?)"
+    started = time.process_time()
+    for key in keys:
+        conn.execute(insert, ("m", key, "text_to_image"))
+        conn.execute(insert, ("v", key, "left"))
+    elapsed = time.process_time() - started
+    conn.close()
+    return elapsed * 1000 / pairs
+
+
+def sql(pairs: int) -> tuple[float, float]:
+    """CPU milliseconds per pair of the vote path's own SQL replayed through the raw driver, and of the
+    baseline's two inserts through the same driver (see `sql` above)."""
+    before, per_pair = record(pairs)
+    try:
+        return replay(before, per_pair, 100), baseline_sql(before, pairs)
+    finally:
+        shutil.rmtree(before.parent, ignore_errors=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("mode", choices=["serve", "service"])
+    parser.add_argument("mode", choices=["serve", "service", "sql"])
     parser.add_argument("--pairs", type=int, default=2000)
     args = parser.parse_args()
     if args.mode == "serve":
         serve()
-    else:
+    elif args.mode == "service":
         print(f"{service(args.pairs):.3f}")
+    else:
+        arena_sql, base_sql = sql(args.pairs)
+        print(f"{arena_sql:.3f} {base_sql:.3f}")
 
 
 if __name__ == "__main__":
