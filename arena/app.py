@@ -114,6 +114,8 @@ def create_app(
     )
     app.state.reference_cache = {}
     app.state.vote_threads = ThreadPoolExecutor(voting.VOTE_THREADS, thread_name_prefix="vote")
+    # SQLite without Redis: the vote path runs on the event loop, falling back to the threads (see voting._run).
+    app.state.vote_inline = app.state.engine.dialect.name == "sqlite" and shared is None
     app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     app.state.templates.env.globals["demo_mode"] = settings.demo_mode
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")

@@ -45,7 +45,9 @@ from arena.voting.service import Voter
 SESSION_PAIRS = 50  # a new voter session every this many pairs, as the bench's voters do
 
 
-def stub_matchup(voter: Voter, modality: str, rng: np.random.Generator, now: datetime) -> dict[str, Any]:
+def stub_matchup(
+    voter: Voter, modality: str, rng: np.random.Generator, now: datetime, **_: Any
+) -> dict[str, Any]:
     """A matchup answer of the usual shape and size."""
     hint = {"axis": "use case", "name": "Marketing & Advertising", "hint": "h" * 90}
     return {

@@ -25,6 +25,8 @@ from sqlalchemy.exc import DisconnectionError
 POOL_SIZE = 10
 POOL_OVERFLOW = 10
 IDLE_PING_SECONDS = 10.0
+#: How long an SQLite statement waits for another writer's lock before failing "database is locked".
+SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
 def make_engine(database_url: str, **kwargs: Any) -> Engine:
@@ -38,7 +40,9 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
             Path(url.database).parent.mkdir(parents=True, exist_ok=True)
         else:
             pool = kwargs  # an in-memory database keeps SQLAlchemy's single-connection pool
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **pool)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **pool
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     engine = create_engine(url, **pool)
@@ -69,5 +73,5 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()

@@ -311,7 +311,8 @@ class Matchup(SQLModel, table=True):
     __tablename__ = "matchups"
     __table_args__ = (
         Index("ix_matchups_session", "session_id", "served_at"),
-        Index("ix_matchups_recent", "modality", "served_at"),
+        # The variety rules' window (the modality's latest matchups and their pairs) is read from this index.
+        Index("ix_matchups_window", "modality", "served_at", "left_model", "right_model"),
     )
 
     id: str = Field(primary_key=True, max_length=64)
@@ -321,6 +322,9 @@ class Matchup(SQLModel, table=True):
     prompt_id: str = Field(foreign_key="prompts.id", max_length=80)
     left_output_id: int = Field(foreign_key="outputs.id")
     right_output_id: int = Field(foreign_key="outputs.id")
+    # The two outputs' models, copied at serve time (never sent to the voter before the vote).
+    left_model: str = Field(max_length=64, sa_column_kwargs={"server_default": ""})
+    right_model: str = Field(max_length=64, sa_column_kwargs={"server_default": ""})
     left_token: str = Field(max_length=64, unique=True)
     right_token: str = Field(max_length=64, unique=True)
     challenge: str = Field(max_length=64)

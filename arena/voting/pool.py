@@ -154,6 +154,13 @@ class PoolCache:
         if self.on_invalidate is not None:
             self.on_invalidate()
 
+    def ready(self, modality: str) -> bool:
+        """Whether `get(modality)` answers at once (a pool is cached and either fresh or rebuilt in the
+        background), rather than loading it in the caller's thread."""
+        with self._lock:
+            cached = self._pools.get(modality)
+            return cached is not None and (self.background or self.clock() - cached[0] < self.ttl)
+
     def get(self, modality: str) -> ModalityPool:
         """The pool for `modality`; when older than the ttl, a background rebuild starts and the current pool
         is returned at once (with `background=False`, the caller rebuilds it instead)."""
@@ -268,20 +275,16 @@ class PoolCache:
                     else UNRATED_HALF_WIDTH
                 )
                 pool.standings[row["model"]] = Standing(float(row["rating"]), half, int(row.get("votes", 0)))
-            recent = (
-                select(Matchup.left_output_id, Matchup.right_output_id)
+            recent = (  # from ix_matchups_window alone: each matchup stores its two models
+                select(Matchup.left_model, Matchup.right_model)
                 .where(Matchup.modality == modality)
                 .order_by(Matchup.modality, Matchup.served_at.desc())  # type: ignore[attr-defined]
                 .limit(SHARE_WINDOW)
                 .subquery()
             )
             counts: dict[str, int] = defaultdict(int)
-            for side in (recent.c.left_output_id, recent.c.right_output_id):
-                for slug, n in conn.execute(
-                    select(Output.model_slug, func.count())
-                    .join(recent, side == Output.id)
-                    .group_by(Output.model_slug)
-                ).all():
+            for side in (recent.c.left_model, recent.c.right_model):
+                for slug, n in conn.execute(select(side, func.count()).group_by(side)).all():
                     counts[slug] += n
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}

@@ -4,12 +4,13 @@ SQLModel class runs the ORM's bulk-persistence plugin and a fresh cache key per 
 Per matchup + vote there are four statements on two connection checkouts:
 
 - `serve_read` (one round trip) returns everything the variety rules and the freshness preference read: the
-  pair counts among the modality's last WINDOW - 1 matchups, counted by the database (at most two rows per
-  pair instead of 199 rows), the session's first FIRST_MATCHUPS and last NO_REPEAT pairs of the modality, and
-  the outputs of the session's votes; each row says which part it belongs to (the NULLs are cast, since
-  PostgreSQL resolves a UNION's column types pair by pair);
+  pair counts among the modality's last WINDOW - 1 matchups, counted by the database from the window index
+  alone (each matchup stores its two models; at most two rows per pair instead of 199 rows), the session's
+  first FIRST_MATCHUPS and last NO_REPEAT pairs of the modality, and the outputs of the session's votes; each
+  row says which part it belongs to (the NULLs are cast, since PostgreSQL resolves a UNION's column types pair
+  by pair);
 - `INSERT_MATCHUP`;
-- `VOTE_READ`: the matchup with both models and the prompt's cell, in one join;
+- `VOTE_READ`: the matchup (which stores both models) and the prompt's cell, in one join;
 - `store_vote`: the vote and its online verdicts, atomically: on PostgreSQL one statement (the vote inserted in
   a data-modifying CTE, the verdicts selected from it), so it needs no transaction of its own; on SQLite, which
   has no such CTEs, two statements in the caller's transaction (no round trips there).
@@ -39,11 +40,10 @@ from sqlalchemy import (
     union_all,
 )
 
-from arena.db.tables import Matchup, Output, Prompt, Vote, VoteVerdict
+from arena.db.tables import Matchup, Prompt, Vote, VoteVerdict
 from arena.matchmaking import FIRST_MATCHUPS, NO_REPEAT, WINDOW, Pair, Recent, pair_key
 
 MATCHUPS = Matchup.__table__  # type: ignore[attr-defined]
-OUTPUTS = Output.__table__  # type: ignore[attr-defined]
 PROMPTS = Prompt.__table__  # type: ignore[attr-defined]
 VOTES = Vote.__table__  # type: ignore[attr-defined]
 VERDICTS = VoteVerdict.__table__  # type: ignore[attr-defined]
@@ -55,28 +55,25 @@ INSERT_VERDICTS = insert(VERDICTS)
 WINDOW_PART, FIRST_PART, LAST_PART, SEEN_PART = 0, 1, 2, 3
 
 
-def _slugs(part: int, rows: Any, n: Any, at: Any, *, grouped: bool = False) -> Any:
+def _pairs(part: int, rows: Any, n: Any, at: Any, *, grouped: bool = False) -> Any:
     """(part, left model, right model, n, at, NULL, NULL) for matchup rows `rows` (a subquery), grouped by
     the two models when `grouped`."""
-    left, right = OUTPUTS.alias(f"l{part}"), OUTPUTS.alias(f"r{part}")
     query = select(
         literal_column(str(part), Integer).label("part"),
-        left.c.model_slug.label("a"),
-        right.c.model_slug.label("b"),
+        rows.c.left_model.label("a"),
+        rows.c.right_model.label("b"),
         n.label("n"),
         at.label("at"),
         cast(null(), Integer).label("left_id"),
         cast(null(), Integer).label("right_id"),
-    ).select_from(
-        rows.join(left, left.c.id == rows.c.left_output_id).join(right, right.c.id == rows.c.right_output_id)
-    )
-    return query.group_by(left.c.model_slug, right.c.model_slug) if grouped else query
+    ).select_from(rows)
+    return query.group_by(rows.c.left_model, rows.c.right_model) if grouped else query
 
 
 def _session_matchups(limit: int, newest_first: bool) -> Any:
     served = MATCHUPS.c.served_at
     return (
-        select(MATCHUPS.c.left_output_id, MATCHUPS.c.right_output_id, served)
+        select(MATCHUPS.c.left_model, MATCHUPS.c.right_model, served)
         .where(MATCHUPS.c.modality == bindparam("modality"), MATCHUPS.c.session_id == bindparam("session"))
         .order_by(served.desc() if newest_first else served)
         .limit(limit)
@@ -85,15 +82,15 @@ def _session_matchups(limit: int, newest_first: bool) -> Any:
 
 
 def _build_serve_read() -> Any:
-    window = (
-        select(MATCHUPS.c.left_output_id, MATCHUPS.c.right_output_id)
+    window = (  # read from ix_matchups_window alone: the models are stored on the matchup
+        select(MATCHUPS.c.left_model, MATCHUPS.c.right_model)
         .where(MATCHUPS.c.modality == bindparam("modality"))
         .order_by(MATCHUPS.c.served_at.desc())
         .limit(WINDOW - 1)
         .subquery("w")
     )
     no_time = cast(null(), DateTime(timezone=True))
-    counted = _slugs(WINDOW_PART, window, func.count(), no_time, grouped=True)
+    counted = _pairs(WINDOW_PART, window, func.count(), no_time, grouped=True)
     first = _session_matchups(FIRST_MATCHUPS, newest_first=False)
     last = _session_matchups(NO_REPEAT, newest_first=True)
     seen = select(
@@ -108,8 +105,8 @@ def _build_serve_read() -> Any:
     no_n = cast(null(), Integer)
     return union_all(
         counted,
-        _slugs(FIRST_PART, first, no_n, first.c.served_at),
-        _slugs(LAST_PART, last, no_n, last.c.served_at),
+        _pairs(FIRST_PART, first, no_n, first.c.served_at),
+        _pairs(LAST_PART, last, no_n, last.c.served_at),
         seen,
     )
 
@@ -141,7 +138,6 @@ def recent_and_seen(rows: Sequence[Any]) -> tuple[Recent, set[int]]:
 
 
 def _build_vote_read() -> Any:
-    left, right = OUTPUTS.alias("vl"), OUTPUTS.alias("vr")
     m = MATCHUPS.c
     return (
         select(
@@ -156,16 +152,12 @@ def _build_vote_read() -> Any:
             m.expires_at,
             m.left_fetched_at,
             m.right_fetched_at,
-            left.c.model_slug.label("left_model"),
-            right.c.model_slug.label("right_model"),
+            m.left_model,
+            m.right_model,
             PROMPTS.c.use_case,
             PROMPTS.c.capability,
         )
-        .select_from(
-            MATCHUPS.join(left, left.c.id == m.left_output_id)
-            .join(right, right.c.id == m.right_output_id)
-            .join(PROMPTS, PROMPTS.c.id == m.prompt_id)
-        )
+        .select_from(MATCHUPS.join(PROMPTS, PROMPTS.c.id == m.prompt_id))
         .where(m.id == bindparam("matchup_id"))
     )
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import secrets
 import threading
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import numpy as np
 from sqlalchemy import Connection, Engine, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
+from arena.db.engine import SQLITE_BUSY_TIMEOUT_MS
 from arena.db.tables import Matchup, Output, Prompt, Vote
 from arena.matchmaking import (
     Pair,
@@ -41,6 +43,12 @@ Choice = Literal["left", "right", "tie", "both_bad"]
 CHOICES: tuple[str, ...] = ("left", "right", "tie", "both_bad")
 PROMPT_TRIES = 25
 HINT_CACHE_SIZE = 10_000
+
+
+class WouldWait(Exception):
+    """Raised instead of waiting, by a call with `wait=False`, when it would have had to wait for SQLite's write
+    lock (held by another writer) or for a first pool load; nothing was stored. The caller retries with
+    `wait=True` where waiting is harmless (a vote-path thread rather than the event loop)."""
 
 
 class VoteError(Exception):
@@ -86,7 +94,8 @@ class ArenaService:
         # BEGIN / COMMIT round trips. SQLite: pysqlite opens a transaction at the first write only, and this
         # process's writers take turns here instead of in SQLite's busy handler, which sleeps 1-100 ms a try.
         self._vote_engine = engine if sqlite else engine.execution_options(isolation_level="AUTOCOMMIT")
-        self._write_lock: AbstractContextManager[Any] = threading.Lock() if sqlite else nullcontext()
+        self._sqlite = sqlite
+        self._write_lock = threading.Lock()  # SQLite only
         self._hint_cache: dict[PromptCard, list[dict[str, str]]] = {}
 
     def _hints(self, card: PromptCard) -> list[dict[str, str]]:
@@ -102,6 +111,33 @@ class ArenaService:
     def _connect(self) -> Connection:
         """A connection for the vote path (autocommit on PostgreSQL); writes are followed by `commit()`."""
         return self._vote_engine.connect()
+
+    @contextmanager
+    def _writing(self, conn: Connection, wait: bool) -> Iterator[None]:
+        """Around a vote-path write and its commit. SQLite: this process's writers take turns on a lock; with
+        `wait=False`, a taken lock or another process's write lock (busy timeout 0 for this write) raises
+        `WouldWait` instead of waiting. PostgreSQL: nothing (row locks; autocommit statements)."""
+        if not self._sqlite:
+            yield
+            return
+        if wait:
+            with self._write_lock:
+                yield
+            return
+        if not self._write_lock.acquire(blocking=False):
+            raise WouldWait
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        raw.execute("PRAGMA busy_timeout=0")
+        try:
+            yield
+        except OperationalError as exc:
+            if "locked" in str(exc.orig) or "busy" in str(exc.orig):
+                raise WouldWait from None
+            raise
+        finally:
+            raw.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            self._write_lock.release()
 
     # -- matchups -------------------------------------------------------------------------------------------
     def _recent(self, conn: Connection, modality: str, session_id: str) -> tuple[Recent, set[int]]:
@@ -150,11 +186,14 @@ class ArenaService:
         return prompt_id, by_model, pair
 
     def serve_matchup(
-        self, voter: Voter, modality: str, rng: np.random.Generator, now: datetime
+        self, voter: Voter, modality: str, rng: np.random.Generator, now: datetime, *, wait: bool = True
     ) -> dict[str, Any]:
-        """Create a matchup for `voter` and return what the page shows (no model identity anywhere)."""
+        """Create a matchup for `voter` and return what the page shows (no model identity anywhere). With
+        `wait=False`, raises `WouldWait` rather than wait for a lock or a first pool load."""
         if not self.taxonomy.has("modality", modality):
             raise VoteError(404, f"unknown modality '{modality}'")
+        if not wait and not self.pool.ready(modality):
+            raise WouldWait
         pool = self.pool.get(modality)
         if not pool.cells:
             raise VoteError(
@@ -173,7 +212,7 @@ class ArenaService:
                 self._in_flight.add(matchup_id, modality, voter.session_id, pair_key(left_model, right_model))
             left, right = by_model[left_model], by_model[right_model]
             try:
-                with self._write_lock:
+                with self._writing(conn, wait):
                     conn.execute(
                         queries.INSERT_MATCHUP,
                         {
@@ -184,6 +223,8 @@ class ArenaService:
                             "prompt_id": prompt_id,
                             "left_output_id": left.output_id,
                             "right_output_id": right.output_id,
+                            "left_model": left_model,
+                            "right_model": right_model,
                             "left_token": left_token,
                             "right_token": right_token,
                             "challenge": challenge,
@@ -259,16 +300,9 @@ class ArenaService:
         """(left model, right model) of a matchup. For simulated voters, which must know the truth to vote."""
         with self.engine.connect() as conn:
             m = conn.execute(
-                select(Matchup.left_output_id, Matchup.right_output_id).where(Matchup.id == matchup_id)
+                select(Matchup.left_model, Matchup.right_model).where(Matchup.id == matchup_id)
             ).one()
-            slugs = dict(
-                conn.execute(
-                    select(Output.id, Output.model_slug).where(
-                        Output.id.in_([m.left_output_id, m.right_output_id])
-                    )  # type: ignore[attr-defined]
-                ).all()
-            )
-        return slugs[m.left_output_id], slugs[m.right_output_id]
+        return m.left_model, m.right_model
 
     # -- votes ----------------------------------------------------------------------------------------------
     def cast_vote(
@@ -280,8 +314,10 @@ class ArenaService:
         *,
         nonce: str = "",
         honeypot: str = "",
+        wait: bool = True,
     ) -> dict[str, Any]:
-        """Record a vote and return the reveal; raise `VoteError` (nothing stored) when it cannot count."""
+        """Record a vote and return the reveal; raise `VoteError` (nothing stored) when it cannot count, and
+        with `wait=False` `WouldWait` (nothing stored) rather than wait for a lock or a first pool load."""
         if choice not in CHOICES:
             raise VoteError(422, f"choice must be one of {', '.join(CHOICES)}")
         with self._connect() as conn:
@@ -296,6 +332,8 @@ class ArenaService:
                 m.challenge, nonce, self.settings.pow_difficulty_bits
             ):
                 raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
+            if not wait and not self.pool.ready(m.modality):
+                raise WouldWait  # the reveal below reads the pool
             left_model, right_model = m.left_model, m.right_model
             model_a, model_b = sorted((left_model, right_model))
             a_side = "left" if model_a == left_model else "right"
@@ -338,7 +376,7 @@ class ArenaService:
                 for v in verdicts
             ]
             try:
-                with self._write_lock:
+                with self._writing(conn, wait):
                     queries.store_vote(conn, vote, rows)
                     conn.commit()  # acknowledged only after this
             except IntegrityError:
@@ -418,19 +456,14 @@ def _reveal(models: dict[str, Any], slug: str) -> dict[str, Any]:
 
 
 _MATCHUPS = Matchup.__table__  # type: ignore[attr-defined]
-_LEFT, _RIGHT = Output.__table__.alias("left_output"), Output.__table__.alias("right_output")  # type: ignore[attr-defined]
-_PAIRS = select(_LEFT.c.model_slug, _RIGHT.c.model_slug).select_from(
-    _MATCHUPS.join(_LEFT, _LEFT.c.id == _MATCHUPS.c.left_output_id).join(
-        _RIGHT, _RIGHT.c.id == _MATCHUPS.c.right_output_id
-    )
-)
+_PAIRS = select(_MATCHUPS.c.left_model, _MATCHUPS.c.right_model)
 
 
 def served_pairs(
     conn: Connection, modality: str, limit: int, *, session_id: str | None = None, newest_first: bool = True
 ) -> list[Pair]:
-    """The model pairs (`pair_key`) of the modality's newest (or, for a session, also oldest) served matchups.
-    Core table aliases built once: building ORM aliases per call cost ~70 ms."""
+    """The model pairs (`pair_key`) of the modality's newest (or, for a session, also oldest) served matchups,
+    from the models each matchup stores."""
     query = _PAIRS.where(_MATCHUPS.c.modality == modality)
     if session_id is not None:
         query = query.where(_MATCHUPS.c.session_id == session_id)

@@ -7,6 +7,7 @@ import asyncio
 import contextvars
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal, NoReturn, TypeVar
 
 import numpy as np
@@ -18,7 +19,7 @@ from sqlmodel import Session
 from arena.db.tables import ReferenceImage
 from arena.media import SERVED_MEDIA_TYPE, normalize_image
 from arena.served import serve_variant
-from arena.voting.service import VoteError, Voter
+from arena.voting.service import VoteError, Voter, WouldWait
 from arena.web.media import NO_STORE
 
 router = APIRouter(tags=["arena"])
@@ -62,46 +63,65 @@ async def same_origin(request: Request) -> None:
         raise HTTPException(403, "cross-origin requests are refused")
 
 
-def _limit(request: Request, session_id: str | None) -> str:
+def _admit(request: Request, *, new_session: bool) -> tuple[Voter, str | None]:
+    """The request's voter (its session; a new one when it has none and `new_session`) after the rate limits
+    per client address and per session, and the new session id to set, if any. Decided once per request: a
+    call retried on a vote thread (see `_run`) takes no second token."""
+    admitted = getattr(request.state, "voter", None)
+    if admitted is not None:
+        return admitted
     state = request.app.state
+    session_id = state.sessions.read(request)
+    if session_id is None and not new_session:
+        raise HTTPException(403, "no voter session: load a matchup first")
+    new = None if session_id else state.sessions.new_id()
     address = state.sessions.client_address(request)
-    for limiter, key in ((state.address_limiter, address), (state.session_limiter, session_id)):
-        if key is None:
-            continue
+    for limiter, key in ((state.address_limiter, address), (state.session_limiter, session_id or new)):
         wait = limiter.take(key)
         if wait > 0:
             raise HTTPException(
                 429, "too many requests; slow down", headers={"Retry-After": str(int(wait) + 1)}
             )
-    return state.sessions.address_hash(address)
+    request.state.voter = (Voter(session_id or new, state.sessions.address_hash(address)), new)
+    return request.state.voter
 
 
 def _raise(exc: VoteError) -> NoReturn:
     raise HTTPException(exc.status, exc.message) from None
 
 
-async def _in_thread(request: Request, fn: Callable[..., T], *args: Any) -> T:
-    """Run the blocking part of a vote-path request (rate limits, which may ask Redis; the database) on the
-    app's vote-path threads, with this request's context variables (request id, audit source)."""
+async def _run(request: Request, fn: Callable[..., T], *args: Any) -> T:
+    """Run the blocking part of a vote-path request (rate limits, which may ask Redis; the database).
+
+    On SQLite without Redis it runs on the event loop: everything it waits for is in this process, and a
+    thread hop per request cost more CPU than the vote itself (GIL hand-offs between the loop and the threads:
+    about half the server CPU per pair in bench/bench_votepath.py). It is called with `wait=False`, so instead of
+    waiting for SQLite's write lock held by another writer (a scheduler job, another process) or for a first
+    pool load, it raises `WouldWait` with nothing stored, and the call is made again on a vote-path thread.
+    Otherwise (PostgreSQL, Redis: network round trips) it runs on the app's vote-path threads, with this
+    request's context variables (request id, audit source)."""
+    state = request.app.state
+    if state.vote_inline:
+        try:
+            return fn(*args, wait=False)
+        except WouldWait:
+            pass
     context = contextvars.copy_context()
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(request.app.state.vote_threads, context.run, fn, *args)
+    return await loop.run_in_executor(state.vote_threads, context.run, partial(fn, *args, wait=True))
 
 
 def _json(payload: dict) -> JSONResponse:
     return JSONResponse(payload, headers={"Cache-Control": "no-store"})
 
 
-def _serve(request: Request, modality: str) -> tuple[dict, str | None]:
+def _serve(request: Request, modality: str, *, wait: bool) -> tuple[dict, str | None]:
     """The matchup and, when the request had no valid session cookie, the new session id to set."""
     state = request.app.state
-    session_id = state.sessions.read(request)
-    new = None if session_id else state.sessions.new_id()
-    client_hash = _limit(request, session_id or new)
-    rng = np.random.default_rng()
+    voter, new = _admit(request, new_session=True)
     try:
         payload = state.arena.serve_matchup(
-            Voter(session_id or new, client_hash), modality, rng, state.clock()
+            voter, modality, np.random.default_rng(), state.clock(), wait=wait
         )
     except VoteError as exc:
         _raise(exc)
@@ -121,27 +141,25 @@ def _serve(request: Request, modality: str) -> tuple[dict, str | None]:
 )
 async def new_matchup(body: MatchupRequest, request: Request) -> Response:
     """A blind matchup: prompt, hints, two image URLs (left/right random), and the vote's proof-of-work challenge."""
-    payload, new_session = await _in_thread(request, _serve, request, body.modality)
+    payload, new_session = await _run(request, _serve, request, body.modality)
     response = _json(payload)
     if new_session is not None:
         request.app.state.sessions.set_cookie(response, request, new_session)
     return response
 
 
-def _cast(request: Request, body: VoteRequest) -> dict:
+def _cast(request: Request, body: VoteRequest, *, wait: bool) -> dict:
     state = request.app.state
-    session_id = state.sessions.read(request)
-    if session_id is None:
-        raise HTTPException(403, "no voter session: load a matchup first")
-    client_hash = _limit(request, session_id)
+    voter, _ = _admit(request, new_session=False)
     try:
         return state.arena.cast_vote(
-            Voter(session_id, client_hash),
+            voter,
             body.matchup_id,
             body.choice,
             state.clock(),
             nonce=body.nonce,
             honeypot=body.website,
+            wait=wait,
         )
     except VoteError as exc:
         _raise(exc)
@@ -150,7 +168,7 @@ def _cast(request: Request, body: VoteRequest) -> dict:
 @router.post("/api/v1/votes", dependencies=[Depends(same_origin)], response_model=dict)
 async def vote(body: VoteRequest, request: Request) -> Response:
     """Record a vote on a matchup served to this session, then reveal both models."""
-    return _json(await _in_thread(request, _cast, request, body))
+    return _json(await _run(request, _cast, request, body))
 
 
 #: Served matchup images are answered on multiples of this many seconds (see `matchup_image`).

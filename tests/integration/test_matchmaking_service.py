@@ -35,11 +35,16 @@ def _served(engine: Engine) -> tuple[list[tuple[str, str]], dict[str, list[tuple
     left, right = aliased(Output), aliased(Output)
     with engine.connect() as conn:
         rows = conn.execute(
-            select(Matchup.session_id, left.model_slug, right.model_slug)
+            select(
+                Matchup.session_id, left.model_slug, right.model_slug, Matchup.left_model, Matchup.right_model
+            )
             .join(left, left.id == Matchup.left_output_id)
             .join(right, right.id == Matchup.right_output_id)
             .order_by(Matchup.served_at)
         ).all()
+    # The rules read the models each matchup stores; they must be its outputs' models.
+    assert [(a, b) for _, a, b, _, _ in rows] == [(sa, sb) for _, _, _, sa, sb in rows]
+    rows = [(session, a, b) for session, a, b, _, _ in rows]
     sessions: dict[str, list[tuple[str, str]]] = {}
     for session, a, b in rows:
         sessions.setdefault(session, []).append((a, b))

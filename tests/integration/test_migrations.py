@@ -1,5 +1,6 @@
 """The Alembic migrations build exactly the schema the SQLModel tables describe, on both databases."""
 
+import numpy as np
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
@@ -37,3 +38,35 @@ def test_every_migration_downgrades_to_empty_and_upgrades_again(engine):
     assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
     upgrade_database(engine)
     assert {"matchups", "outputs", "votes"} <= set(inspect(engine).get_table_names())
+
+
+def test_matchups_served_before_0015_get_their_models_from_the_outputs(settings, initialized):
+    """0015 copies each stored matchup's two models from its outputs (the window index reads them there)."""
+    from alembic import command
+    from sqlalchemy import select
+    from sqlalchemy.orm import aliased
+
+    from arena.db.migrate import alembic_config
+    from arena.db.tables import Matchup, Output, utcnow
+    from arena.voting.pool import PoolCache
+    from arena.voting.service import ArenaService, Voter
+    from prompts_taxonomy import load_taxonomy
+    from tests.support.demo_field import build_demo_field
+
+    build_demo_field(settings, initialized)
+    service = ArenaService(initialized, settings, load_taxonomy(), pool=PoolCache(initialized))
+    rng = np.random.default_rng(3)
+    for i in range(30):
+        service.serve_matchup(Voter(f"s{i % 3}"), "text_to_image", rng, utcnow())
+    command.downgrade(alembic_config(initialized), "0014")
+    command.upgrade(alembic_config(initialized), "head")
+    left, right = aliased(Output), aliased(Output)
+    with initialized.connect() as conn:
+        rows = conn.execute(
+            select(Matchup.left_model, Matchup.right_model, left.model_slug, right.model_slug)
+            .join(left, left.id == Matchup.left_output_id)
+            .join(right, right.id == Matchup.right_output_id)
+        ).all()
+    assert len(rows) == 30
+    assert all(stored_l == out_l and stored_r == out_r for stored_l, stored_r, out_l, out_r in rows)
+    assert "" not in {r[0] for r in rows} | {r[1] for r in rows}
