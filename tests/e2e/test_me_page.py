@@ -1,6 +1,6 @@
 """/me in a real Chromium (the site's CSP kept): vote through the arena page until 20 votes counted, then open
 "My votes" from the nav and find those votes, newest first with the models the reveal named, and a personal
-board (or the models it cannot place yet, with why)."""
+board (or the models it cannot place yet, with why); at phone width the page does not scroll sideways."""
 
 from collections.abc import Iterator
 
@@ -57,3 +57,9 @@ def test_after_voting_through_the_page_my_votes_lists_them_and_fits_a_personal_b
     assert "no public board has been published yet" in page.locator("#agreement-text_to_image").inner_text()
     page.screenshot(path="/tmp/me-page.png", full_page=True)
     assert page.external_requests == []
+    # On a phone the tables scroll inside their regions; the page itself (and the methodology it links to,
+    # whose long commands used to widen it) stays as wide as the window.
+    page.set_viewport_size({"width": 390, "height": 844})
+    for path in ("/me", "/methodology"):
+        page.goto(site + path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
