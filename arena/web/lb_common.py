@@ -109,6 +109,13 @@ class PageCache:
                 self._pages.popitem(last=False)
 
 
+def demo_preparing(request: Request) -> bool:
+    """Whether `arena demo --serve` is still preparing the demo behind this server (boards may not exist yet;
+    pages then say so instead of pointing at the snapshot command, and are not cached)."""
+    progress = getattr(request.app.state, "demo_progress", None)
+    return progress is not None and not progress.ready
+
+
 def cached_page(
     request: Request, reader: LeaderboardReader, render: Callable[[], HTMLResponse]
 ) -> HTMLResponse:
@@ -122,6 +129,8 @@ def cached_page(
         with _LOCK:
             pages = getattr(state, "leaderboard_pages", None) or PageCache()
             state.leaderboard_pages = pages
+    if demo_preparing(request):  # the page reads the preparation state, which no data version follows
+        return render()
     key = (str(request.url), reader.data_version())
     body = pages.get(key)
     if body is not None:

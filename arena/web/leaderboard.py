@@ -28,6 +28,7 @@ from arena.web.lb_common import (
     SortQuery,
     cached_page,
     check_board,
+    demo_preparing,
     page_not_found,
 )
 from arena.web.lb_rows import chart_tables, row_texts
@@ -181,6 +182,7 @@ def _render(
         ),
         "heatmap": slice_heatmap(view, taxonomy),
         "simulated": bool(published and published.params.get("include_simulated")),
+        "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
     }
     return request.app.state.templates.TemplateResponse(request, "leaderboard.html", context)

@@ -1,5 +1,5 @@
 """The arena page's extras over real HTTP: the favicon (no 404 on every page), and the progress notice while
-`arena demo --serve` prepares the demo behind the server."""
+`arena demo --serve` prepares the demo behind the server (on the leaderboard too, which has no board yet)."""
 
 import httpx
 
@@ -24,5 +24,8 @@ def test_while_the_demo_is_prepared_the_page_says_how_far_it_got(settings, world
         assert "The demo is still being prepared (generating the sandbox images)" in text
         # world: 4 text-to-image models x 8 prompts and 3 editing models x 8 prompts made so far
         assert "56 of " in text
+        board = client.get("/leaderboard").text  # no snapshot yet: the board page says why
+        assert "The demo is still being prepared" in board and "arena ratings snapshot" not in board
         app.state.demo_progress.ready = True
         assert "still being prepared" not in client.get("/").text
+        assert "still being prepared" not in client.get("/leaderboard").text  # not kept in the page cache
