@@ -19,11 +19,8 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections import defaultdict
 from pathlib import Path
-
-from sqlalchemy import create_engine, text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,7 +28,7 @@ from arena.app import create_app  # noqa: E402
 from arena.db import make_engine  # noqa: E402
 from arena.initialize import initialize  # noqa: E402
 from arena.settings import Settings  # noqa: E402
-from tests.conftest import PG_URL, FrozenClock, serve  # noqa: E402
+from tests.conftest import FrozenClock, serve  # noqa: E402
 from tests.support.anonymity import (  # noqa: E402
     build_world,
     cross_validate,
@@ -39,6 +36,7 @@ from tests.support.anonymity import (  # noqa: E402
     scan_model_pages,
     vote_matchups,
 )
+from tests.support.pg_schemas import create_schema, drop_schemas, schema_url  # noqa: E402
 
 
 def main() -> None:
@@ -55,18 +53,13 @@ def main() -> None:
         if args.backend == "sqlite":
             url = f"sqlite:///{root / 'arena.db'}"
         else:  # a fresh schema in the test database, dropped at the end (as the tests do)
-            schema = f"bench_{uuid.uuid4().hex[:12]}"
-            admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-            with admin.connect() as conn:
-                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-            url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+            schema = create_schema("bench_")
+            url = schema_url(schema)
         try:
             run_bench(args, root, url)
         finally:
             if schema is not None:
-                with admin.connect() as conn:
-                    conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-                admin.dispose()
+                drop_schemas([schema])
 
 
 def run_bench(args: argparse.Namespace, root: Path, url: str) -> None:

@@ -26,14 +26,12 @@ import time
 import uuid
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.bench_faults import MODELS, prepare  # noqa: E402
 from tests.support.nodes import Node, PairVoter, children, free_port, stored_once  # noqa: E402
+from tests.support.pg_schemas import create_schema, drop_schemas, schema_url  # noqa: E402
 
-PG_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS = os.environ.get("ARENA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
@@ -107,11 +105,8 @@ def main() -> None:
     parser.add_argument("--no-images", action="store_true", help="voters skip the two image requests")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-nodes-"))
-    schema = f"bench_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    database_url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    schema = create_schema("bench_")
+    database_url = schema_url(schema)
     (work / "models.toml").write_text(MODELS, encoding="utf-8")
     env = {
         **os.environ,
@@ -150,9 +145,7 @@ def main() -> None:
             print(f"  {rows[-1]['shape']}: done ({rows[-1]['pairs/s']:.1f} pairs/s)", flush=True)
         check = stored_once(database_url, acknowledged)
     finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+        drop_schemas([schema])
     print(
         f"\n{args.voters} voters, {args.seconds:.0f} s window after {args.warmup:.0f} s warm-up, "
         f"PoW {args.pow_bits} bits, images {'not fetched' if args.no_images else 'fetched'}; "

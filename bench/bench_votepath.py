@@ -49,7 +49,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,11 +59,12 @@ from sqlalchemy import create_engine, text  # noqa: E402
 
 from bench.votepath_baseline import create_schema  # noqa: E402
 from bench.votepath_load import Outcome, voter  # noqa: E402
+from tests.support import pg_schemas  # noqa: E402
+from tests.support.pg_schemas import PG_URL  # noqa: E402
 
 # The CLI of the checkout in PYTHONPATH, run with that checkout as working directory (`python -c` puts the
 # working directory first on sys.path, before PYTHONPATH).
 ARENA = [sys.executable, "-c", "from arena.entry import main; main()"]
-PG_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ARENA_PATHS = ("/api/v1/matchups", "/api/v1/votes")
 BASE_PATHS = ("/base/matchups", "/base/votes")
 
@@ -334,23 +334,9 @@ def database(backend: str, work: Path, name: str, schemas: list[str]) -> str:
     """A fresh database for one server: an SQLite file, or a new PostgreSQL schema (noted in `schemas`)."""
     if backend == "sqlite":
         return f"sqlite:///{work / name / 'db.sqlite'}"
-    schema = f"bench_vp_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    admin.dispose()
+    schema = pg_schemas.create_schema("bench_vp_")
     schemas.append(schema)
-    return f"{PG_URL}?options=-csearch_path%3D{schema}&application_name={schema}"
-
-
-def drop_schemas(schemas: list[str]) -> None:
-    if not schemas:
-        return
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        for schema in schemas:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    admin.dispose()
+    return f"{pg_schemas.schema_url(schema)}&application_name={schema}"
 
 
 def print_windows(backend: str, workers: int, windows: list[Window]) -> None:
@@ -512,7 +498,7 @@ def run_backend(backend: str, args: argparse.Namespace, work: Path) -> None:
                     server.proc.wait(timeout=30)
                 except subprocess.TimeoutExpired:
                     server.proc.kill()
-        drop_schemas(schemas)
+        pg_schemas.drop_schemas(schemas)
 
 
 def main() -> None:

@@ -11,7 +11,6 @@ import os
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,14 +18,14 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine
 
 from arena.app import create_app
 from arena.db import make_engine
 from arena.serving import proxy_options
 from arena.settings import Settings
+from tests.support.pg_schemas import create_schema, drop_schemas, schema_url
 
-PG_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite"] + ([] if os.environ.get("ARENA_TEST_POSTGRES") == "0" else ["postgres"])
 
 
@@ -36,16 +35,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'arena.db'}"
         return
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    schema = create_schema("t_")
     try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+        yield schema_url(schema)
     finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+        drop_schemas([schema])
 
 
 @pytest.fixture

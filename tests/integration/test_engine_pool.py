@@ -7,7 +7,7 @@ from sqlalchemy.exc import OperationalError
 
 from arena.db import engine as engine_module
 from arena.db import make_engine
-from tests.conftest import PG_URL
+from tests.support.pg_schemas import PG_URL
 
 
 def _terminate_backend_of(eng) -> None:

@@ -17,8 +17,8 @@ import redis
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
-from tests.conftest import PG_URL
 from tests.support.nodes import Node, PairVoter, free_port, stored_once
+from tests.support.pg_schemas import PG_URL
 
 pytestmark = pytest.mark.slow
 

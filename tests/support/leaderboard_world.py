@@ -13,7 +13,6 @@ import asyncio
 import io
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
-from sqlalchemy import Engine, create_engine, insert, select, text, update
+from sqlalchemy import Engine, insert, select, update
 from sqlmodel import Session
 
 from arena.db import make_engine
@@ -35,6 +34,7 @@ from arena.simulation import simulate
 from arena.snapshots import take_snapshot
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
+from tests.support.pg_schemas import create_schema, drop_schemas, schema_url
 
 OLD_METHODOLOGY = "2026-05"
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -212,15 +212,8 @@ def _close_all() -> None:
     for world in _WORLDS.values():
         world.engine.dispose()
     _WORLDS.clear()
-    if _SCHEMAS:
-        from tests.conftest import PG_URL
-
-        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            for schema in _SCHEMAS:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-        _SCHEMAS.clear()
+    drop_schemas(_SCHEMAS)
+    _SCHEMAS.clear()
 
 
 def shared_world(request: pytest.FixtureRequest, backend: str) -> LeaderboardWorld:
@@ -238,14 +231,8 @@ def shared_world(request: pytest.FixtureRequest, backend: str) -> LeaderboardWor
     if backend == "sqlite":
         world = build_world(f"sqlite:///{root / 'arena.db'}", root)
     else:
-        from tests.conftest import PG_URL
-
-        schema = f"lb_{uuid.uuid4().hex[:12]}"
-        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        admin.dispose()
+        schema = create_schema("lb_")
         _SCHEMAS.append(schema)
-        world = build_world(f"{PG_URL}?options=-csearch_path%3D{schema}", root, interval="sandwich")
+        world = build_world(schema_url(schema), root, interval="sandwich")
     _WORLDS[backend] = world
     return world
