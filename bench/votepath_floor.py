@@ -1,4 +1,4 @@
-"""The two halves of the vote path's cost, for bench/bench_votepath.py `--floor`:
+"""The parts of the vote path's cost, for bench/bench_votepath.py `--floor`:
 
 serve    `arena serve`'s app (same settings, middlewares, routes, threads, uvicorn) with the service stubbed: the
          matchup and vote calls return canned answers of the real size without touching the database. Its CPU
