@@ -139,7 +139,9 @@ def test_a_reference_image_outside_the_files_folder_is_refused(kind, settings, i
     outside = tmp_path / "private"
     outside.mkdir()
     Image.new("RGB", (64, 48), "purple").save(outside / "secret.png")
-    name = {"dotdot": "../private/secret.png", "absolute": str(outside / "secret.png"), "symlink": "ref.png"}[kind]
+    name = {"dotdot": "../private/secret.png", "absolute": str(outside / "secret.png"), "symlink": "ref.png"}[
+        kind
+    ]
     if kind == "symlink":
         (folder / "ref.png").symlink_to(outside / "secret.png")
     edit = {**_good(1, modality="image_editing"), "reference_image": name, "edit_kind": "recolor"}

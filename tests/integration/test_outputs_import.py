@@ -213,8 +213,12 @@ def _files(folder):
     return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
 
 
-def test_manifest_images_outside_its_folder_are_refused_and_nothing_is_imported(  # noqa: F811
-    run, manifest, initialized, settings, tmp_path
+def test_manifest_images_outside_its_folder_are_refused_and_nothing_is_imported(
+    run,  # noqa: F811
+    manifest,
+    initialized,
+    settings,
+    tmp_path,
 ):
     """An absolute path, a `..` escape or a symlink leading out (say, to the media store's originals) refuses
     its line, and with it the whole manifest: no output, prompt or media file is written."""
@@ -227,7 +231,10 @@ def test_manifest_images_outside_its_folder_are_refused_and_nothing_is_imported(
     pool_ids = [json.loads(line)["prompt_id"] for line in lines[:4]]
     refs = ["../" + outside.name + "/private.png", str(outside / "private.png"), "images/innocent.png"]
     refs.append("images/elsewhere/private.png")
-    bad = [json.dumps({"model": "team-a", "image": ref, "prompt_id": pid}) for ref, pid in zip(refs, pool_ids)]
+    bad = [
+        json.dumps({"model": "team-a", "image": ref, "prompt_id": pid})
+        for ref, pid in zip(refs, pool_ids, strict=True)
+    ]
     path = tmp_path / "outside.jsonl"
     path.write_text("\n".join([lines[5], *bad, lines[6]]) + "\n")
     before = (_count(initialized), _count(initialized, Prompt), _files(settings.media_dir))
