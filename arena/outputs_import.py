@@ -1,11 +1,13 @@
 """Bring your own images: import outputs generated elsewhere from a JSON-lines manifest, all or nothing.
 
-Each line names a model (registered with `adapter = "external"`), an image file and a prompt: an existing pool
-prompt by `prompt_id`, or a `prompt` object in the prompt-file format, which is created through the same
-validation and near-duplicate checks as `arena prompts import`. Every problem is collected as `FILE:LINE:
-reason` before anything is written. Images go through the media store like generated ones (normalized,
-re-encoded, stored under an opaque id, the original kept by hash), and a line whose (prompt, model) output
-already holds the same image is skipped, so importing the same manifest again changes nothing.
+Each line names a model (registered with `adapter = "external"`), an image file (relative to the manifest and
+inside its folder: an absolute path, a `..` escape or a symlink leading out is a bad line) and a prompt: an
+existing pool prompt by `prompt_id`, or a `prompt` object in the prompt-file format, which is created through
+the same validation and near-duplicate checks as `arena prompts import`. Every problem is collected as
+`FILE:LINE: reason` before anything is written, and one bad line refuses the whole manifest. Images go through
+the media store like generated ones (normalized, re-encoded, stored under an opaque id, the original kept by
+hash), and a line whose (prompt, model) output already holds the same image is skipped, so importing the same
+manifest again changes nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlmodel import Session, select
 from arena import audit
 from arena.db.tables import Model, Output, Prompt
 from arena.images import ImageRejected, open_image
+from arena.inside import OutsideFolder, inside
 from arena.media import MediaStore
 from arena.pool import ImportFailed, import_prompt_lines
 from prompts_taxonomy import LineError, Taxonomy
@@ -80,7 +83,10 @@ def _check_line(obj: Any, base_dir: Path) -> tuple[dict[str, Any], bytes, str]:
         isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < 86_400
     ):
         raise ValueError("field 'seconds' must be a generation time in seconds (0 < s < 86400)")
-    path = (base_dir / obj["image"]).resolve()
+    try:
+        path = inside(base_dir, obj["image"])
+    except OutsideFolder as exc:
+        raise ValueError(f"image {exc}") from None
     if not path.is_file():
         raise ValueError(f"image '{obj['image']}' not found")
     if path.stat().st_size > MAX_IMAGE_BYTES:

@@ -19,6 +19,7 @@ from sqlmodel import Session, func, select
 from arena import audit
 from arena.db.tables import Prompt, ReferenceImage
 from arena.images import ImageRejected, open_image
+from arena.inside import OutsideFolder, inside
 from prompts_taxonomy import (
     LineError,
     PromptRecord,
@@ -74,7 +75,10 @@ class _ReferenceChecker:
             return None
         if self.base_dir is None:  # a web upload: the server's files are not the uploader's to name
             return f"reference image '{name}': console uploads carry no images (use `arena prompts import`)"
-        path = (self.base_dir / name).resolve()
+        try:
+            path = inside(self.base_dir, name)
+        except OutsideFolder as exc:
+            return f"reference image {exc}"
         if not path.is_file():
             return f"reference image '{name}' not found (looked in {self.base_dir})"
         if path.stat().st_size > MAX_REFERENCE_BYTES:

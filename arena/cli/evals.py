@@ -61,13 +61,17 @@ def run_command(
     except RegistryError as exc:
         fail(str(exc))
     try:
-        loaded = load_suite(suite, {slug: e.modality for slug, e in registry.items()})
+        loaded = load_suite(
+            suite,
+            {slug: e.modality for slug, e in registry.items()},
+            adapters={slug: e.adapter for slug, e in registry.items()},
+        )
     except SuiteError as exc:
+        if len(exc.problems) == 1:
+            fail(f"{exc.problems[0]} (invalid suite; nothing was run)")
         for problem in exc.problems:
             typer.echo(problem, err=True)
-        fail(
-            f"invalid suite ({len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''}); nothing was run"
-        )
+        fail(f"invalid suite ({len(exc.problems)} problems); nothing was run")
     if no_judge:
         loaded = dataclasses.replace(loaded, graders=tuple(g for g in loaded.graders if g.name != "rubric"))
     wanted = tuple(m.strip() for m in models.split(",") if m.strip())
@@ -86,7 +90,12 @@ def run_command(
         from arena.evals.runner import new_run_id
 
         folder = out or Path("var") / "evals" / new_run_id(loaded)
-        runner = SuiteRunner(loaded, engine, registry, RunConfig(folder, concurrency, resume, wanted), judge)
+        try:
+            runner = SuiteRunner(
+                loaded, engine, registry, RunConfig(folder, concurrency, resume, wanted), judge
+            )
+        except ValueError as exc:
+            fail(str(exc))
         try:
             run_id = runner.prepare()
         except FileExistsError as exc:

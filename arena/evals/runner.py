@@ -29,6 +29,7 @@ from arena.evals.summary import exit_code, summarize
 from arena.evals.verdicts import apply_consistency, verdict
 from arena.judge import JudgeClient
 from arena.providers import GenerationRequest, ProviderError, build_provider
+from arena.providers.overrides import merge_overrides
 from arena.registry import ModelEntry
 
 ATTEMPTS = 3
@@ -61,7 +62,8 @@ def _safe(text: str) -> str:
 
 
 class SuiteRunner:
-    """Runs one suite against the registry models; `judge` is needed only when a rubric grader is listed."""
+    """Runs one suite against the registry models; `judge` is needed only when a rubric grader is listed.
+    ValueError when a run overrides a param that is not a generation parameter of its model's adapter."""
 
     def __init__(
         self,
@@ -81,6 +83,12 @@ class SuiteRunner:
         self.runs = [
             r for r in suite.runs if not config.only_models or {r.label, r.model} & set(config.only_models)
         ]
+        # An override that is not a generation parameter (base_url, api_key_env, ...) is refused here, before
+        # any folder is written or request sent, even for a suite loaded without the registry's adapters.
+        self.params = {
+            r.label: merge_overrides(registry[r.model].adapter, r.model, registry[r.model].params, r.params)
+            for r in self.runs
+        }
         self.graders = [
             (spec, build_grader(spec.name, spec.options, judge=judge, workflow=suite.workflow))
             for spec in suite.graders
@@ -187,7 +195,7 @@ class SuiteRunner:
 
     def _provider(self, run: ModelRun) -> Any:
         entry = self.registry[run.model]
-        params = {**entry.params, **run.params}
+        params = self.params[run.label]
         sleep = _no_wait if entry.adapter == "sandbox" else None  # evals do not wait out simulated latency
         return build_provider(entry.adapter, params, slug=entry.slug, sleep=sleep)
 

@@ -1,7 +1,8 @@
 """Suite files (TOML): cases, model runs with parameter overrides and grid sweeps, graders and thresholds.
 
 A suite is validated whole before anything runs; every problem is reported as `FILE:LINE: reason` and an
-invalid suite is refused. Image paths (references, masks) resolve relative to the suite file.
+invalid suite is refused. Image paths (references, masks) resolve relative to the suite file and must stay in
+its folder (symlinks followed); model-run params may set generation parameters only (`arena.providers.overrides`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,15 @@ import hashlib
 import itertools
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.evals.tomlpos import Positions
 from arena.images import ImageRejected, open_image
+from arena.inside import OutsideFolder, inside
+from arena.providers.overrides import refused_overrides
 
 WORKFLOWS = ("ui_mockup", "marketing_flyer", "virtual_tryon", "logo_editing", "generic")
 GRADERS = ("basic", "ocr_exact_text", "preservation", "rubric")
@@ -103,8 +107,12 @@ class Suite:
     sha256: str
 
 
-def load_suite(path: Path, known_models: dict[str, str] | None = None) -> Suite:
-    """Parse and validate `path`. `known_models` (slug -> modality) checks model slugs against the registry."""
+def load_suite(
+    path: Path, known_models: dict[str, str] | None = None, *, adapters: Mapping[str, str] | None = None
+) -> Suite:
+    """Parse and validate `path`. `known_models` (slug -> modality) checks model slugs against the registry;
+    `adapters` (slug -> adapter) checks each run's params against its own adapter's generation parameters
+    (without it, against those of any adapter)."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -115,7 +123,7 @@ def load_suite(path: Path, known_models: dict[str, str] | None = None) -> Suite:
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
         raise SuiteError([f"{path}:{match.group(1) if match else 1}: not valid TOML: {exc}"]) from exc
-    checker = _Checker(path, Positions(text))
+    checker = _Checker(path, Positions(text), adapters or {})
     suite = checker.suite(data, known_models, hashlib.sha256(raw).hexdigest())
     if checker.problems:
         raise SuiteError(checker.problems)
@@ -124,9 +132,10 @@ def load_suite(path: Path, known_models: dict[str, str] | None = None) -> Suite:
 
 
 class _Checker:
-    def __init__(self, path: Path, positions: Positions) -> None:
+    def __init__(self, path: Path, positions: Positions, adapters: Mapping[str, str]) -> None:
         self.path = path
         self.pos = positions
+        self.adapters = adapters
         self.problems: list[str] = []
 
     def bad(self, where: tuple[object, ...], reason: str) -> None:
@@ -221,7 +230,7 @@ class _Checker:
             self.bad((*at, "tags"), "tags must be a list of strings")
             tags = []
         refs = self.images((*at, "references"), item.get("references", []))
-        if task == "editing" and not refs:
+        if task == "editing" and not item.get("references"):  # (a listed but refused image is reported above)
             self.bad((*at, "references"), "an editing case needs at least one reference image")
         if task == "generation" and refs:
             self.bad((*at, "references"), "a generation case takes no reference images")
@@ -257,7 +266,11 @@ class _Checker:
             return []
         out = []
         for value in values:
-            path = (self.path.parent / value).resolve()
+            try:
+                path = inside(self.path.parent, value)
+            except OutsideFolder as exc:
+                self.bad(at, f"image {exc}")
+                continue
             try:
                 open_image(path.read_bytes()).close()
             except OSError:
@@ -298,6 +311,12 @@ class _Checker:
                 self.bad((*at, "sweep"), "sweep must map parameter names to non-empty lists of values")
                 continue
             label = item.get("label", slug)
+            refused = refused_overrides(self.adapters.get(slug), {**params, **sweep})
+            for key, reason in refused:
+                top = key.split(".")[0]
+                self.bad((*at, "sweep" if top in sweep else "params", top), f"model '{slug}': {reason}")
+            if refused:
+                continue
             keys = sorted(sweep)
             for values in itertools.product(*(sweep[k] for k in keys)) if keys else [()]:
                 point = dict(zip(keys, values, strict=True))

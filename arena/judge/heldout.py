@@ -4,7 +4,8 @@ label) is judged in both orders; the gate fails when agreement or Cohen's kappa 
     {"id": "sign-01", "modality": "text_to_image", "use_case": "marketing_advertising",
      "prompt": "A bakery sign that reads \\"OPEN\\"", "image_a": "a.png", "image_b": "b.png", "label": "a"}
 
-`label` is `a`, `b` or `tie`; image paths are relative to the file; editing items add `"reference": "ref.png"`.
+`label` is `a`, `b` or `tie`; image paths are relative to the file and stay inside its folder; editing items add
+`"reference": "ref.png"`.
 An item the judge leaves unscored counts as a disagreement in the agreement rate (a gate must not pass by
 failing to answer) and is left out of kappa.
 """
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from arena.images import ImageRejected
+from arena.inside import OutsideFolder, inside
 from arena.judge.agreement import Agreement, measure_agreement, wilson_interval
 from arena.judge.pairwise import Judge, closing, judge_pair
 from arena.judge.rubrics import Rubric, RubricError, rubric_for
@@ -51,7 +53,10 @@ class LabelledItem:
 def _image(base: Path, value: Any, where: str) -> bytes:
     if not isinstance(value, str) or not value:
         raise LabelsError(f"{where}: an image path is required")
-    path = (base / value).resolve()
+    try:
+        path = inside(base, value)
+    except OutsideFolder as exc:
+        raise LabelsError(f"{where}: image {exc}") from None
     try:
         return normalize_image(path.read_bytes())  # identical normalization for every image, as served
     except OSError:

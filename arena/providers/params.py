@@ -1,11 +1,15 @@
 """The `params` table of each adapter family, validated so a bad models.toml entry is refused with field and reason.
 
-Every model is `extra="forbid"`: a misspelt key is an error, not a silently ignored default.
+Every model is `extra="forbid"`: a misspelt key is an error, not a silently ignored default. Fields annotated with
+`GEN` are generation parameters, the only ones a suite may override (`arena.providers.overrides`); every other
+field (where a request goes, which credential it carries, which model or local file it loads, how the adapter
+speaks the API) comes from the models file alone.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -24,6 +28,17 @@ RESERVED_OPENAI = frozenset({"prompt", "model", "size", "n", "image", "mask", "s
 PALETTE_NAMES = ("aurora", "ember", "ocean", "forest", "dusk", "mono", "candy", "sepia")
 HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 MODEL_CHECK = re.compile(r"^([a-z_0-9]+): ")
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Marks a params field as a generation parameter (a suite may override it). `refused` names keys of a
+    table field that still decide where the request goes, refused in overrides (google-genai's http_options)."""
+
+    refused: tuple[str, ...] = ()
+
+
+GEN = Generation()
 
 
 class _Params(BaseModel):
@@ -63,14 +78,14 @@ class OpenAIParams(_Params):
     model: str = Field(min_length=1)
     api_key_env: str = Field(default="OPENAI_API_KEY", pattern=r"^([A-Za-z_][A-Za-z0-9_]*)?$")
     base_url: Url | None = None
-    sizes: Sizes = Field(default_factory=lambda: ["1024x1024"])
+    sizes: Annotated[Sizes, GEN] = Field(default_factory=lambda: ["1024x1024"])
     supports_seed: bool = False
     response_format: Literal["b64_json", "url"] | None = None
-    region_as_mask: bool = False
+    region_as_mask: Annotated[bool, GEN] = False
     # A provider's own multipart edit endpoint under base_url, used instead of the SDK's /images/edits (Recraft's
     # /images/imageToImage): one reference image as the file `image`, no size sent.
     edit_path: str | None = Field(default=None, pattern=r"^/[A-Za-z0-9_/.-]+$")
-    defaults: dict[str, Any] = Field(default_factory=dict)
+    defaults: Annotated[dict[str, Any], GEN] = Field(default_factory=dict)
     timeout_s: float = Field(default=180.0, gt=0, le=3600)
 
     @field_validator("defaults")
@@ -101,7 +116,7 @@ class SubmitPollParams(_Params):
     image_field: str = "image"
     mask_field: str = "mask"
     supports_seed: bool = True
-    sizes: Sizes | None = None
+    sizes: Annotated[Sizes | None, GEN] = None
     id_field: str = "id"
     status_field: str = "status"
     done_values: list[str] = Field(default_factory=lambda: ["completed", "succeeded", "ready"], min_length=1)
@@ -123,7 +138,7 @@ class SubmitPollParams(_Params):
     result_b64_field: str | None = None
     poll_interval_ms: int = Field(default=100, ge=1, le=60_000)
     timeout_s: float = Field(default=300.0, gt=0, le=3600)
-    defaults: dict[str, Any] = Field(default_factory=dict)
+    defaults: Annotated[dict[str, Any], GEN] = Field(default_factory=dict)
 
     @field_validator("status_url")
     @classmethod
@@ -159,17 +174,19 @@ class SandboxParams(_Params):
     """Adapter `sandbox`: a local, deterministic stand-in model (no network)."""
 
     variant: str | None = Field(default=None, min_length=1, max_length=64)
-    palette: str | list[str] = "ocean"
-    composition: Literal["orbs", "bands", "grid", "waves", "rays"] = "orbs"
-    native_size: int = Field(default=1024, ge=256, le=2048)
-    quality: float = Field(default=0.8, ge=0, le=1)
-    text_fidelity: Literal["exact", "typos", "drops"] = "exact"
-    typo_rate: float = Field(default=0.2, ge=0, le=1)
-    drop_rate: float = Field(default=0.34, ge=0, le=1)
-    edit_style: Literal["overlay", "recolour", "patch", "text"] = "overlay"
-    global_style: Literal["warm", "cool", "sepia", "posterize", "soften", "vivid"] = "warm"
-    edit_spill: float = Field(default=0.0, ge=0, le=0.2)
-    latency_ms: LatencyProfile = Field(default_factory=lambda: LatencyProfile(median=1000, sigma=0.3))
+    palette: Annotated[str | list[str], GEN] = "ocean"
+    composition: Annotated[Literal["orbs", "bands", "grid", "waves", "rays"], GEN] = "orbs"
+    native_size: Annotated[int, GEN] = Field(default=1024, ge=256, le=2048)
+    quality: Annotated[float, GEN] = Field(default=0.8, ge=0, le=1)
+    text_fidelity: Annotated[Literal["exact", "typos", "drops"], GEN] = "exact"
+    typo_rate: Annotated[float, GEN] = Field(default=0.2, ge=0, le=1)
+    drop_rate: Annotated[float, GEN] = Field(default=0.34, ge=0, le=1)
+    edit_style: Annotated[Literal["overlay", "recolour", "patch", "text"], GEN] = "overlay"
+    global_style: Annotated[Literal["warm", "cool", "sepia", "posterize", "soften", "vivid"], GEN] = "warm"
+    edit_spill: Annotated[float, GEN] = Field(default=0.0, ge=0, le=0.2)
+    latency_ms: Annotated[LatencyProfile, GEN] = Field(
+        default_factory=lambda: LatencyProfile(median=1000, sigma=0.3)
+    )
 
     @field_validator("palette")
     @classmethod

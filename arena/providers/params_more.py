@@ -3,11 +3,11 @@ adapter and `external` models (outputs imported, never generated)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from arena.providers.params import Sizes, Url, _Params
+from arena.providers.params import GEN, Generation, Sizes, Url, _Params
 
 KEY_ENV = r"^([A-Za-z_][A-Za-z0-9_]*)?$"
 
@@ -25,12 +25,14 @@ class GoogleGenAIParams(_Params):
     api: Literal["gemini", "imagen"] = "gemini"
     api_key_env: str = Field(default="GEMINI_API_KEY", pattern=KEY_ENV)
     base_url: Url | None = None  # a proxy or test server instead of generativelanguage.googleapis.com
-    aspect_ratio: str = "1:1"
-    image_size: str | None = None  # "1K" / "2K" / "4K" where the model offers the choice
+    aspect_ratio: Annotated[str, GEN] = "1:1"
+    image_size: Annotated[str | None, GEN] = None  # "1K" / "2K" / "4K" where the model offers the choice
     supports_seed: bool = True
-    safety_off: bool = True  # Gemini: every adjustable harm category at BLOCK_NONE
+    safety_off: Annotated[bool, GEN] = True  # Gemini: every adjustable harm category at BLOCK_NONE
     max_references: int = Field(default=3, ge=0, le=16)
-    defaults: dict[str, Any] = Field(default_factory=dict)  # further config fields, sent as given
+    # Further config fields, sent as given. A config's http_options would override base_url and headers per
+    # request, so overrides may not set it.
+    defaults: Annotated[dict[str, Any], Generation(refused=("http_options",))] = Field(default_factory=dict)
     timeout_s: float = Field(default=180.0, gt=0, le=3600)
 
 
@@ -39,10 +41,10 @@ class StabilityParams(_Params):
 
     endpoint: Url = "https://api.stability.ai/v2beta/stable-image/generate/core"
     api_key_env: str = Field(default="STABILITY_API_KEY", pattern=KEY_ENV)
-    aspect_ratio: str = "1:1"
-    output_format: Literal["png", "jpeg", "webp"] = "png"
+    aspect_ratio: Annotated[str, GEN] = "1:1"
+    output_format: Annotated[Literal["png", "jpeg", "webp"], GEN] = "png"
     supports_seed: bool = True
-    defaults: dict[str, Any] = Field(default_factory=dict)  # e.g. {"model": "sd3.5-large"}
+    defaults: Annotated[dict[str, Any], GEN] = Field(default_factory=dict)  # e.g. {"model": "sd3.5-large"}
     timeout_s: float = Field(default=180.0, gt=0, le=3600)
 
 
@@ -51,9 +53,11 @@ class IdeogramParams(_Params):
 
     endpoint: Url = "https://api.ideogram.ai/v1/ideogram-v3/generate"
     api_key_env: str = Field(default="IDEOGRAM_API_KEY", pattern=KEY_ENV)
-    resolution: str | None = "1024x1024"
+    resolution: Annotated[str | None, GEN] = "1024x1024"
     supports_seed: bool = True
-    defaults: dict[str, Any] = Field(default_factory=dict)  # e.g. {"rendering_speed": "QUALITY"}
+    defaults: Annotated[dict[str, Any], GEN] = Field(
+        default_factory=dict
+    )  # e.g. {"rendering_speed": "QUALITY"}
     timeout_s: float = Field(default=180.0, gt=0, le=3600)
 
 
@@ -65,11 +69,11 @@ class DiffusersParams(_Params):
     pipeline: str = "auto"  # "auto" (AutoPipelineForText2Image / Image2Image) or a diffusers class name
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"  # auto: float16 on CUDA, else float32
     device: str = Field(default="cpu", pattern=r"^(cpu|mps|cuda(:[0-9]+)?)$")
-    steps: int | None = Field(default=None, ge=1, le=500)
-    guidance: float | None = Field(default=None, ge=0, le=50)
-    sizes: Sizes = Field(default_factory=lambda: ["1024x1024"])
+    steps: Annotated[int | None, GEN] = Field(default=None, ge=1, le=500)
+    guidance: Annotated[float | None, GEN] = Field(default=None, ge=0, le=50)
+    sizes: Annotated[Sizes, GEN] = Field(default_factory=lambda: ["1024x1024"])
     supports_seed: bool = True
     max_references: int = Field(default=1, ge=0, le=16)  # >1 only for pipelines whose `image` takes a list
     cpu_offload: bool = False  # enable_model_cpu_offload() for GPUs with less memory than the model
-    defaults: dict[str, Any] = Field(default_factory=dict)  # further pipeline call arguments
+    defaults: Annotated[dict[str, Any], GEN] = Field(default_factory=dict)  # further pipeline call arguments
     timeout_s: float = Field(default=1800.0, gt=0, le=7200)

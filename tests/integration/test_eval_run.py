@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LOGO = ROOT / "prompts_taxonomy" / "data" / "reference_images" / "logo_lumen_labs.png"
 METRICS = 3  # the logo rubric's metrics: one judge call each
 
-SUITE = f"""
+SUITE = """
 [suite]
 name = "tiny logo suite"
 workflow = "logo_editing"
@@ -44,7 +44,7 @@ name = "basic"
 [[graders]]
 name = "preservation"
 min_outside_ssim = 0.9
-min_pass_rate = {{rate}}
+min_pass_rate = {rate}
 
 [[graders]]
 name = "rubric"
@@ -54,7 +54,7 @@ min_pass_rate = 0.0
 id = "ring-recolour"
 task = "editing"
 prompt = "Make the ring red. Change nothing else."
-references = ["{LOGO}"]
+references = ["logo.png"]
 edit_region = [0.3, 0.1, 0.7, 0.5]
 tags = ["recolour"]
 
@@ -62,7 +62,7 @@ tags = ["recolour"]
 id = "add-star"
 task = "editing"
 prompt = "Add a small star in the top right corner."
-references = ["{LOGO}"]
+references = ["logo.png"]
 edit_region = [0.75, 0.05, 0.95, 0.25]
 """
 
@@ -87,6 +87,8 @@ def env(monkeypatch, tmp_path, database_url, fake_chat):
 
 
 def write_suite(folder: Path, rate: float = 1.0) -> Path:
+    """The suite and its reference image (paths in a suite stay inside its folder)."""
+    (folder / "logo.png").write_bytes(LOGO.read_bytes())
     path = folder / "suite.toml"
     path.write_text(SUITE.replace("{rate}", str(rate)))
     return path

@@ -19,7 +19,7 @@ from tests.conftest import serve
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGO = ROOT / "prompts_taxonomy" / "data" / "reference_images" / "logo_bluepeak_outfitters.png"
-SUITE = f"""
+SUITE = """
 [suite]
 name = "web suite"
 workflow = "logo_editing"
@@ -37,13 +37,14 @@ name = "preservation"
 id = "peak-recolour"
 task = "editing"
 prompt = "Make the mountains green."
-references = ["{LOGO}"]
+references = ["logo.png"]
 edit_region = [0.3, 0.1, 0.7, 0.5]
 """
 
 
 def make_run(engine, tmp_path: Path) -> tuple[str, int]:
     upgrade_database(engine)
+    (tmp_path / "logo.png").write_bytes(LOGO.read_bytes())  # paths in a suite stay inside its folder
     (tmp_path / "suite.toml").write_text(SUITE)
     registry = {e.slug: e for e in load_registry(ROOT / "models.toml")}
     suite = load_suite(tmp_path / "suite.toml", {k: v.modality for k, v in registry.items()})

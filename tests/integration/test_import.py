@@ -130,3 +130,28 @@ def test_several_bad_lines_are_all_reported_in_line_order(settings, initialized,
     with pytest.raises(ImportFailed) as info:
         _import(settings, initialized, lines, tmp_path)
     assert [e.line for e in info.value.errors] == [2, 4]
+
+
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink"])
+def test_a_reference_image_outside_the_files_folder_is_refused(kind, settings, initialized, tmp_path):
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    outside = tmp_path / "private"
+    outside.mkdir()
+    Image.new("RGB", (64, 48), "purple").save(outside / "secret.png")
+    name = {"dotdot": "../private/secret.png", "absolute": str(outside / "secret.png"), "symlink": "ref.png"}[
+        kind
+    ]
+    if kind == "symlink":
+        (folder / "ref.png").symlink_to(outside / "secret.png")
+    edit = {**_good(1, modality="image_editing"), "reference_image": name, "edit_kind": "recolor"}
+    lines = [json.dumps(_good(0)), json.dumps(edit)]
+    before = _snapshot(initialized)
+    media = sorted(settings.media_dir.rglob("*")) if settings.media_dir.exists() else []
+    with pytest.raises(ImportFailed) as info:
+        _import(settings, initialized, lines, folder)
+    [error] = info.value.errors
+    assert error.line == 2 and error.message.startswith(f"reference image '{name}' ")
+    assert ("absolute path" if kind == "absolute" else "leads outside") in error.message
+    assert _snapshot(initialized) == before
+    assert (sorted(settings.media_dir.rglob("*")) if settings.media_dir.exists() else []) == media

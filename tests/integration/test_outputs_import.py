@@ -207,3 +207,42 @@ def test_external_models_are_never_generated_or_timed(run, manifest, initialized
     assert result.exit_code == 0 and "nothing to generate" in result.output
     timed = run("latency", "run", "--model", "team-a")
     assert timed.exit_code == 2 and "external" in timed.stderr
+
+
+def _files(folder):
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def test_manifest_images_outside_its_folder_are_refused_and_nothing_is_imported(
+    run,  # noqa: F811
+    manifest,
+    initialized,
+    settings,
+    tmp_path,
+):
+    """An absolute path, a `..` escape or a symlink leading out (say, to the media store's originals) refuses
+    its line, and with it the whole manifest: no output, prompt or media file is written."""
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    _png(outside / "private.png", (250, 5, 120))
+    (tmp_path / "images" / "innocent.png").symlink_to(outside / "private.png")
+    (tmp_path / "images" / "elsewhere").symlink_to(outside, target_is_directory=True)
+    lines = manifest.read_text().splitlines()
+    pool_ids = [json.loads(line)["prompt_id"] for line in lines[:4]]
+    refs = ["../" + outside.name + "/private.png", str(outside / "private.png"), "images/innocent.png"]
+    refs.append("images/elsewhere/private.png")
+    bad = [
+        json.dumps({"model": "team-a", "image": ref, "prompt_id": pid})
+        for ref, pid in zip(refs, pool_ids, strict=True)
+    ]
+    path = tmp_path / "outside.jsonl"
+    path.write_text("\n".join([lines[5], *bad, lines[6]]) + "\n")
+    before = (_count(initialized), _count(initialized, Prompt), _files(settings.media_dir))
+    result = run("outputs", "import", str(path))
+    assert result.exit_code == 2, result.output
+    errors = result.stderr.splitlines()
+    for number, ref in enumerate(refs, start=2):
+        reason = "is an absolute path" if ref.startswith("/") else "leads outside"
+        assert any(e.startswith(f"{path}:{number}: image '{ref}' {reason}") for e in errors), (number, errors)
+    assert errors[-1] == "error: 4 bad line(s); nothing was imported"
+    assert (_count(initialized), _count(initialized, Prompt), _files(settings.media_dir)) == before

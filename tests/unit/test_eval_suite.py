@@ -130,3 +130,89 @@ def test_unknown_keys_graders_and_task_mismatches_are_refused(folder):
 def test_a_missing_file_is_one_clear_problem(tmp_path):
     with pytest.raises(SuiteError, match="cannot read"):
         load_suite(tmp_path / "none.toml")
+
+
+OUTSIDE_CASE = """
+[[cases]]
+id = "outside"
+task = "editing"
+prompt = "Make it blue."
+references = ["{ref}"]
+"""
+
+
+def _outside_image(tmp_path: Path) -> Path:
+    """An image beside (not inside) the suite's folder: what a suite must not be able to name."""
+    outside = tmp_path / "secret-originals"
+    outside.mkdir()
+    Image.new("RGB", (64, 64), (200, 10, 10)).save(outside / "original.png")
+    return outside / "original.png"
+
+
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "symlinked-folder"])
+def test_a_reference_outside_the_suite_folder_is_refused_naming_its_line(tmp_path, kind):
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "img").mkdir(parents=True)
+    Image.new("RGB", (64, 64), (10, 200, 30)).save(suite_dir / "img" / "logo.png")
+    secret = _outside_image(tmp_path)
+    ref = {
+        "dotdot": "../secret-originals/original.png",
+        "absolute": str(secret),
+        "symlink": "img/innocent.png",
+        "symlinked-folder": "linked/original.png",
+    }[kind]
+    if kind == "symlink":
+        (suite_dir / "img" / "innocent.png").symlink_to(secret)
+    if kind == "symlinked-folder":
+        (suite_dir / "linked").symlink_to(secret.parent, target_is_directory=True)
+    text = GOOD + OUTSIDE_CASE.replace("{ref}", ref)
+    problems = _errors(suite_dir, text)
+    ref_line = len(text.splitlines())
+    assert problems[0].startswith(f"{suite_dir / 'suite.toml'}:{ref_line}: image '{ref}' ")
+    assert ("absolute path" if kind == "absolute" else "leads outside") in problems[0]
+
+
+def test_dot_dot_and_symlinks_that_stay_inside_the_folder_are_fine(folder):
+    (folder / "img" / "alias.png").symlink_to(folder / "img" / "logo.png")
+    text = GOOD.replace('"img/logo.png", "img/logo.png"', '"img/../img/logo.png", "img/alias.png"')
+    (folder / "suite.toml").write_text(text)
+    suite = load_suite(folder / "suite.toml", KNOWN)
+    assert suite.cases[0].references == (folder.resolve() / "img" / "logo.png",) * 2
+
+
+ADAPTERS = {e.slug: e.adapter for e in load_registry(ROOT / "models.toml")}
+
+
+@pytest.mark.parametrize("adapters", [ADAPTERS, None], ids=["with-adapters", "without"])
+def test_routing_and_credential_params_are_refused_naming_key_and_model(folder, adapters):
+    text = GOOD.replace(
+        "sweep = { quality",
+        'params = { base_url = "http://attacker.example/v1", api_key_env = "OTHER_SECRET" }\nsweep = { quality',
+    )
+    path = folder / "suite.toml"
+    path.write_text(text)
+    with pytest.raises(SuiteError) as caught:
+        load_suite(path, KNOWN, adapters=adapters)
+    problems = caught.value.problems
+    line = line_of(text, "params = ")
+    assert len(problems) == 2, problems
+    for key, problem in zip(["api_key_env", "base_url"], problems, strict=True):
+        assert problem.startswith(
+            f"{path}:{line}: model 'sandbox-inkwell': params key '{key}' is not a generation"
+        )
+        assert "models file" in problem and "\n" not in problem
+
+
+def test_a_sweep_over_a_non_generation_param_is_refused_at_its_line(folder):
+    text = GOOD.replace(
+        "sweep = { quality = [0.5, 0.9], edit_spill = [0.0] }", 'sweep = { variant = ["a", "b"] }'
+    )
+    path = folder / "suite.toml"
+    path.write_text(text)
+    with pytest.raises(SuiteError) as caught:
+        load_suite(path, KNOWN, adapters=ADAPTERS)
+    [problem] = caught.value.problems
+    assert problem.startswith(
+        f"{path}:{line_of(text, 'sweep = ')}: model 'sandbox-inkwell': params key 'variant' is not a generation "
+        "parameter of adapter 'sandbox' (it takes: composition, drop_rate, edit_spill, edit_style,"
+    )
