@@ -16,13 +16,34 @@ from arena.web.lb_api import csv_cell
 
 
 @pytest.mark.parametrize(
-    "name", ['=HYPERLINK("http://evil","x")', "+1+cmd", "-2+3", "@SUM(A1)", "\t=1", "\r=1"]
+    "name",
+    [
+        '=HYPERLINK("http://evil","x")',
+        "+1+cmd",
+        "-2+3",
+        "@SUM(A1)",
+        "\t=1",
+        "\r=1",
+        "\tplain",  # OWASP: a leading tab or carriage return is neutralised whatever follows
+        "\rplain",
+        # spreadsheets skip leading whitespace before a formula
+        ' =HYPERLINK("http://evil","x")',
+        "\n=1+1",
+        "  \n@SUM(A1)",
+        " \t-2+3",
+        "\u00a0+1",
+    ],
 )
 def test_formula_like_cells_are_neutralised(name):
     out = io.StringIO()
     csv.writer(out).writerow([csv_cell(name), csv_cell(1234.5), csv_cell("Model A")])
     first, number, plain = next(csv.reader(io.StringIO(out.getvalue())))
     assert first == "'" + name and number == "1234.5" and plain == "Model A"
+
+
+@pytest.mark.parametrize("name", ["Model -2", " Model A", "a=b", "\nplain", "", "flux-1 @ 4 steps"])
+def test_plain_cells_are_left_alone(name):
+    assert csv_cell(name) == name
 
 
 def _stored(seed: int, noisy: bool) -> bytes:
