@@ -6,7 +6,11 @@ nothing, or sends its request line and headers a byte at a time (slowloris), hol
 as it likes, and enough of them exhaust the process's file descriptors. Here a connection whose request
 headers are not complete `header_seconds` after it opened, or after the first byte of a later keep-alive
 request, is answered 408 and closed. Bodies are bounded by the request guard (arena.web.guards), which sees
-them arrive.
+them arrive; but once a request has been answered before its body was read (413, 429, 408), uvicorn would go
+on reading and discarding the rest for as long as the client sends it, so such a connection is closed
+`header_seconds` after the first byte that follows the answer (not at once: closing on unread data can reset
+the connection before the client has read the answer; a client that sends nothing more meets uvicorn's
+keep-alive timeout instead).
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ TIMEOUT_RESPONSE = (
 
 
 class ArenaH11Protocol(NoDelayH11Protocol):
-    """`NoDelayH11Protocol` that closes connections whose request headers take too long (see the module)."""
+    """`NoDelayH11Protocol` that closes connections whose request headers take too long, or whose unread body
+    goes on arriving after the answer (see the module)."""
 
     header_seconds: float | None = None  # None: ARENA_HEADER_TIMEOUT_SECONDS, read at the first connection
 
@@ -47,11 +52,22 @@ class ArenaH11Protocol(NoDelayH11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+        if self._waiting():
             if self.header_timer is None:  # the first bytes of a request whose headers are still incomplete
                 self._arm()
         else:
             self._disarm()
+
+    def _answered(self) -> bool:
+        return self.cycle is None or self.cycle.response_complete
+
+    def _waiting(self) -> bool:
+        """Whether the connection is in a state only the deadline ends: headers incomplete, or the unread body
+        of a request already answered still arriving."""
+        if self.transport.is_closing():
+            return False
+        state = self.conn.their_state
+        return (state is h11.IDLE or state is h11.SEND_BODY) and self._answered()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -59,20 +75,19 @@ class ArenaH11Protocol(NoDelayH11Protocol):
 
     def _arm(self) -> None:
         self._disarm()
-        self.header_timer = self.loop.call_later(self.deadline(), self._headers_too_late)
+        self.header_timer = self.loop.call_later(self.deadline(), self._expired)
 
     def _disarm(self) -> None:
         if self.header_timer is not None:
             self.header_timer.cancel()
             self.header_timer = None
 
-    def _headers_too_late(self) -> None:
+    def _expired(self) -> None:
         self.header_timer = None
-        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
-            return
-        if self.cycle is not None and not self.cycle.response_complete:
-            return  # a response is still being written; its own request was read in time
-        self.transport.write(TIMEOUT_RESPONSE)
+        if not self._waiting():
+            return  # a request is being handled; its body, if any, is the request guard's to time
+        if self.conn.their_state is h11.IDLE:
+            self.transport.write(TIMEOUT_RESPONSE)
         self.transport.close()
 
 
