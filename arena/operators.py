@@ -112,14 +112,15 @@ def _dummy_hash() -> str:
 def verify_token(session: Session, token: str) -> Identity | None:
     """The active operator holding `token`, or None.
 
-    Every call runs exactly one argon2 verification: against the operator's hash when the key id names an
-    active operator, else against a dummy hash. A wrong token then costs the same whether its key id exists,
-    was revoked or is unknown, so the answer's timing does not tell an attacker which key ids are real."""
+    Every well-formed token costs exactly one argon2 verification: against the operator's hash when its key id
+    names an active operator, else against a dummy hash. A wrong token then takes the same time whether its
+    key id exists, was revoked or is unknown, so timing does not tell an attacker which key ids are real. A
+    string that is not shaped like a token at all is refused at once (the shape is public: that says nothing)."""
     token = token.strip()
     match = TOKEN.match(token)
-    row = None
-    if match is not None:
-        row = session.exec(select(Operator).where(Operator.key_id == match.group(1))).first()
+    if match is None:
+        return None
+    row = session.exec(select(Operator).where(Operator.key_id == match.group(1))).first()
     active = row is not None and row.revoked_at is None
     try:
         _HASHER.verify(row.token_hash if active and row is not None else _dummy_hash(), token)

@@ -6,8 +6,9 @@ whole run: when the server answers or closes it, it opens a new one. Meanwhile o
 arena page and a matchup, one after another (10 s timeout each). Reported: the normal client's success rate
 and latency before and during the attack, and what the attackers' connections got.
 
-The attackers bind source address 127.0.0.2 and the normal client 127.0.0.3, so the server sees two distinct
-peers (as two machines would) without trusting any proxy header. `--code DIR` runs the server from another
+The attackers bind source address 127.0.0.2 (or, with `--addresses N`, N addresses 127.0.1.1 ... so the
+per-address cap does not apply) and the normal client 127.0.0.3, so the server sees distinct peers (as
+distinct machines would) without trusting any proxy header. `--code DIR` runs the server from another
 checkout (for example the code before the fix, unpacked with `git archive <commit> | tar -x -C DIR`).
 
     python bench/bench_slowloris.py --mode body --seconds 30
@@ -39,9 +40,18 @@ ATTACKER, NORMAL = "127.0.0.2", "127.0.0.3"
 class Attacker(threading.Thread):
     """Keeps one slow connection open until `stop`: a new one each time the server answers or closes."""
 
-    def __init__(self, port: int, mode: str, body_bytes: int, rate: float, stop: threading.Event) -> None:
+    def __init__(
+        self,
+        port: int,
+        mode: str,
+        body_bytes: int,
+        rate: float,
+        stop: threading.Event,
+        source: str = ATTACKER,
+    ) -> None:
         super().__init__(daemon=True)
         self.port, self.mode, self.body_bytes, self.period, self.stop = port, mode, body_bytes, 1 / rate, stop
+        self.source = source
         self.outcomes: collections.Counter[str] = collections.Counter()
         self.held: dict[str, list[float]] = {}  # outcome -> seconds each connection with it stayed open
 
@@ -67,7 +77,7 @@ class Attacker(threading.Thread):
         head, drip = self.payload()
         try:
             with socket.socket() as sock:
-                sock.bind((ATTACKER, 0))
+                sock.bind((self.source, 0))
                 sock.settimeout(self.period)
                 sock.connect(("127.0.0.1", self.port))
                 sock.sendall(head)
@@ -162,6 +172,12 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1.0, help="bytes per second per attacking connection")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long the attack lasts")
     parser.add_argument("--baseline-seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--addresses",
+        type=int,
+        default=1,
+        help="spread the attackers over this many source addresses (127.0.1.1, ...) instead of 127.0.0.2 alone",
+    )
     parser.add_argument("--port", type=int, default=8130)
     parser.add_argument("--code", type=Path, default=ROOT, help="checkout the server runs from")
     args = parser.parse_args()
@@ -180,9 +196,14 @@ def main() -> None:
             normal = threading.Thread(target=normal_client, args=(url, stop_normal, phase, log), daemon=True)
             normal.start()
             time.sleep(args.baseline_seconds)
+            sources = (
+                [ATTACKER] if args.addresses == 1 else [f"127.0.1.{i + 1}" for i in range(args.addresses)]
+            )
             attackers = [
-                Attacker(args.port, args.mode, args.body_bytes, args.rate, stop_attack)
-                for _ in range(args.connections)
+                Attacker(
+                    args.port, args.mode, args.body_bytes, args.rate, stop_attack, sources[i % len(sources)]
+                )
+                for i in range(args.connections)
             ]
             phase[0] = "during the attack"
             for attacker in attackers:
@@ -204,7 +225,7 @@ def main() -> None:
             held.setdefault(outcome, []).extend(seconds)
     print(
         f"server code: {args.code}; {args.connections} attacking connections ({args.mode}, "
-        f"{args.body_bytes} bytes at {args.rate:g} byte/s) for {args.seconds:g} s"
+        f"{args.body_bytes} bytes at {args.rate:g} byte/s) from {args.addresses} address(es) for {args.seconds:g} s"
     )
     print(summary(log, "before the attack"))
     print(summary(log, "during the attack"))
