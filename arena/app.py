@@ -139,6 +139,10 @@ def create_app(
         GuardMiddleware,
         max_body_bytes=settings.max_body_bytes,
         max_concurrent=settings.max_concurrent_requests,
+        max_per_address=settings.max_requests_per_address,
+        body_seconds=settings.body_timeout_seconds,
+        trusted_proxies=settings.trusted_proxies,
+        route_limits=console_prompts.BODY_LIMITS,
     )
     app.add_middleware(ObserveMiddleware)  # outermost: every answer, guards' included, is counted and logged
     app.openapi = conforming_openapi(app)  # type: ignore[method-assign]

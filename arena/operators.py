@@ -1,9 +1,10 @@
 """Named operators and their console sessions.
 
 A token is `arena_<key id>_<secret>`, printed once; only its argon2id hash (argon2-cffi, salted, slow) is
-stored, found by the public key id so a check costs one hash. Roles: viewers read, operators act, admins also
-manage operators. The bootstrap ARENA_OPERATOR_TOKEN is an admin named "bootstrap" (checked by the web layer).
-Sessions are rows keyed by the SHA-256 of a random id: expiry and sign-out are decided by the server.
+stored, found by the public key id so a check costs one hash (and so does a token whose key id is unknown: it
+is checked against a dummy hash, so timing does not reveal which key ids exist). Roles: viewers read, operators
+act, admins also manage operators. The bootstrap ARENA_OPERATOR_TOKEN is an admin named "bootstrap" (checked
+by the web layer). Sessions are rows keyed by the SHA-256 of a random id: expiry and sign-out are decided by the server.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ BOOTSTRAP = "bootstrap"
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 TOKEN = re.compile(r"^arena_([0-9a-f]{12})_[A-Za-z0-9_-]{20,}$")
 _HASHER = PasswordHasher()
+_DUMMY_HASH: str | None = None  # see _dummy_hash
 
 
 class OperatorError(ValueError):
@@ -99,19 +101,32 @@ def revoke_operator(session: Session, name: str, *, actor: str, now: datetime | 
     session.commit()
 
 
+def _dummy_hash() -> str:
+    """The hash of a random token no one holds, made with the same parameters as real ones, once per process."""
+    global _DUMMY_HASH
+    if _DUMMY_HASH is None:
+        _DUMMY_HASH = _HASHER.hash(f"arena_{secrets.token_hex(6)}_{secrets.token_urlsafe(32)}")
+    return _DUMMY_HASH
+
+
 def verify_token(session: Session, token: str) -> Identity | None:
-    """The active operator holding `token`, or None."""
-    match = TOKEN.match(token.strip())
+    """The active operator holding `token`, or None.
+
+    Every well-formed token costs exactly one argon2 verification: against the operator's hash when its key id
+    names an active operator, else against a dummy hash. A wrong token then takes the same time whether its
+    key id exists, was revoked or is unknown, so timing does not tell an attacker which key ids are real. A
+    string that is not shaped like a token at all is refused at once (the shape is public: that says nothing)."""
+    token = token.strip()
+    match = TOKEN.match(token)
     if match is None:
         return None
     row = session.exec(select(Operator).where(Operator.key_id == match.group(1))).first()
-    if row is None or row.revoked_at is not None:
-        return None
+    active = row is not None and row.revoked_at is None
     try:
-        _HASHER.verify(row.token_hash, token.strip())
+        _HASHER.verify(row.token_hash if active and row is not None else _dummy_hash(), token)
     except (VerificationError, InvalidHashError):
         return None
-    return Identity(row.name, row.role)
+    return Identity(row.name, row.role) if active and row is not None else None
 
 
 def any_active(session: Session) -> bool:

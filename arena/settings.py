@@ -186,6 +186,24 @@ class Settings(BaseSettings):
     max_concurrent_requests: int = Field(
         default=64, ge=1, description="Requests handled at once; more get 503 with Retry-After."
     )
+    max_requests_per_address: int = Field(
+        default=16,
+        ge=1,
+        description="Requests one client address may have in flight at once (reading, queued or handled); "
+        "more get 429 with Retry-After.",
+    )
+    header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="A connection whose request line and headers have not all arrived this long after its first "
+        "byte (or after it opened) gets 408 and is closed.",
+    )
+    body_timeout_seconds: float = Field(
+        default=20.0,
+        gt=0,
+        description="A request body not fully received this long after its headers gets 408 and the connection "
+        "is closed; a body being received holds no request slot.",
+    )
     log_format: Literal["json", "text"] = Field(
         default="json", description="`arena serve` logs: one JSON object a line with a request id, or text."
     )

@@ -68,6 +68,7 @@ def run_bench(args: argparse.Namespace, root: Path, url: str) -> None:
         media_dir=root / "media",
         models_file=root / "models.toml",
         address_votes_per_minute=100_000,  # one loopback address stands for many voters; sessions keep theirs
+        max_requests_per_address=100_000,
         _env_file=None,  # type: ignore[call-arg]
     )
     engine = make_engine(url)

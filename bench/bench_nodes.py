@@ -119,6 +119,7 @@ def main() -> None:
         "ARENA_MIN_VOTE_SECONDS": "0",
         "ARENA_SESSION_VOTES_PER_MINUTE": "100000",
         "ARENA_ADDRESS_VOTES_PER_MINUTE": "100000",
+        "ARENA_MAX_REQUESTS_PER_ADDRESS": "100000",  # every voter here comes from 127.0.0.1
         "ARENA_POW_DIFFICULTY_BITS": str(args.pow_bits),
         "ARENA_LOG_LEVEL": "warning",
     }

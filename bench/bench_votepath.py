@@ -95,6 +95,7 @@ def arena_env(work: Path, database_url: str, port: int, pow_bits: int, root: Pat
         "ARENA_ADDRESS_VOTES_PER_MINUTE": "1000000",
         "ARENA_POW_DIFFICULTY_BITS": str(pow_bits),
         "ARENA_MAX_CONCURRENT_REQUESTS": "256",
+        "ARENA_MAX_REQUESTS_PER_ADDRESS": "1000000",  # every voter here comes from 127.0.0.1
         "ARENA_BOOTSTRAP_ROUNDS": "100",
     }
 

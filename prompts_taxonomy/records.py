@@ -90,6 +90,18 @@ class ParseResult:
     errors: list[LineError] = field(default_factory=list)
 
 
+SURROGATE_ERROR = "holds a lone UTF-16 surrogate escape (such as \\ud800), which is not text"
+
+
+def lone_surrogate(obj: object) -> bool:
+    """Whether decoded JSON holds a lone UTF-16 surrogate (valid JSON escapes, but no text can be stored)."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _require_str(obj: dict[str, Any], key: str) -> str:
     value = obj.get(key)
     if value is None:
@@ -211,6 +223,9 @@ def parse_prompt_lines(
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
             result.errors.append(LineError(number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        if lone_surrogate(obj):
+            result.errors.append(LineError(number, SURROGATE_ERROR))
             continue
         try:
             record = validate_record(obj, taxonomy, max_chars=max_chars)

@@ -124,7 +124,7 @@ def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, 
     import uvicorn
 
     from arena.serving import uvicorn_options
-    from arena.web.nodelay import HTTP_PROTOCOL
+    from arena.web.protocol import HTTP_PROTOCOL, protocol_for
 
     # host, port, log level, JSON log config, and proxy headers believed only from ARENA_TRUSTED_PROXIES
     bind = uvicorn_options(settings, host=host, port=port)
@@ -141,7 +141,7 @@ def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, 
                 from arena.app import create_app
 
                 app_ = create_app(settings)
-            uvicorn.run(app_, http=HTTP_PROTOCOL, **bind)
+            uvicorn.run(app_, http=protocol_for(settings), **bind)
     finally:
         if service is not None:
             service.stop()

@@ -33,6 +33,17 @@ def resolve_secret(settings: Settings) -> str:
     return secret
 
 
+def forwarded_client(peer: str, forwarded: str | None, trusted: set[str] | frozenset[str]) -> str:
+    """The client behind `peer`: the last X-Forwarded-For hop that is not a trusted proxy when `peer` is one,
+    else `peer` itself (the request guards and the vote path name clients the same way)."""
+    if peer in trusted and forwarded:
+        hops = [h.strip() for h in forwarded.split(",") if h.strip()]
+        for hop in reversed(hops):
+            if hop not in trusted:
+                return hop
+    return peer
+
+
 class VoterSessions:
     """Issues and verifies session cookies; hashes client addresses."""
 
@@ -82,13 +93,7 @@ class VoterSessions:
     def client_address(self, request: Request) -> str:
         """The client's address; X-Forwarded-For counts only when the peer is a trusted proxy."""
         peer = request.client.host if request.client else "unknown"
-        forwarded = request.headers.get("x-forwarded-for")
-        if peer in self.trusted and forwarded:
-            hops = [h.strip() for h in forwarded.split(",") if h.strip()]
-            for hop in reversed(hops):
-                if hop not in self.trusted:
-                    return hop
-        return peer
+        return forwarded_client(peer, request.headers.get("x-forwarded-for"), self.trusted)
 
     def address_hash(self, address: str) -> str:
         """A keyed hash of an address: linkable for anomaly checks, not reversible to the address."""

@@ -25,6 +25,13 @@ from arena.web.operator_auth import OperatorDep, OperatorReadDep, check_form_pos
 
 router = APIRouter(tags=["prompts (operators)"])
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+# The request bodies that carry an upload of MAX_UPLOAD_BYTES, for the body guard (arena.web.guards): the form
+# adds its multipart framing; the JSON body holds the lines as one JSON string, where escaping at most triples
+# valid text (a 4-byte character becomes a 12-byte surrogate-pair escape; quotes and newlines double).
+BODY_LIMITS = {
+    "/admin/prompts/import": MAX_UPLOAD_BYTES + 64 * 1024,
+    "/api/v1/admin/prompts/import": 3 * MAX_UPLOAD_BYTES + 64 * 1024,
+}
 PAGE = 50
 SEARCH_KEYS = ("q", "modality", "use_case", "capability", "style", "status", "batch")
 

@@ -179,10 +179,16 @@ def leaderboard(
     return leaderboard_out(view, include_modified)
 
 
+FORMULA_START = ("=", "+", "-", "@")
+
+
 def csv_cell(value: object) -> object:
-    """A cell a spreadsheet will not run: text starting with = + - @ or a tab/CR gets a leading apostrophe
-    (the OWASP rule against CSV formula injection through model names and other free text)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    """A cell a spreadsheet will not run (OWASP CSV injection): text whose first non-whitespace character is
+    = + - @ (spreadsheets skip leading spaces and line feeds before a formula) or that starts with a tab or a
+    carriage return gets a leading apostrophe; model names and other free text reach these cells."""
+    if not isinstance(value, str):
+        return value
+    if value[:1] in ("\t", "\r") or value.lstrip()[:1] in FORMULA_START:
         return "'" + value
     return value
 

@@ -140,6 +140,59 @@ def test_tokens_are_stored_only_as_argon2_hashes_and_revocation_is_immediate(sit
         assert again.status_code == 409
 
 
+class CountingHasher:
+    """The real argon2 hasher, counting the hashes each `verify` is asked to check against."""
+
+    def __init__(self, real) -> None:
+        self.real, self.checked = real, []
+
+    def verify(self, hashed: str, token: str) -> bool:
+        self.checked.append(hashed)
+        return self.real.verify(hashed, token)
+
+    def hash(self, token: str) -> str:
+        return self.real.hash(token)
+
+
+def test_a_wrong_token_costs_one_argon2_check_whether_its_key_id_exists_or_not(
+    site, initialized, monkeypatch
+):
+    """The timing oracle: a wrong secret with a real key id ran argon2 (~0.4 s), an unknown key id none (3 ms)."""
+    url, _, tokens = site
+    counting = CountingHasher(operators._HASHER)
+    monkeypatch.setattr(operators, "_HASHER", counting)
+    known_id = tokens["viewer"].split("_")[1]
+    with Session(initialized) as session:
+        operators.revoke_operator(session, "operator-1", actor="test")
+        stored = {r.name: r.token_hash for r in session.exec(select(Operator)).all()}
+    revoked_id = tokens["operator"].split("_")[1]
+    presented = {
+        "known key id, wrong secret": f"arena_{known_id}_{'x' * 43}",
+        "unknown key id": f"arena_{'0' * 12}_{'x' * 43}",
+        "revoked key id, right secret": tokens["operator"],
+        "revoked key id, wrong secret": f"arena_{revoked_id}_{'y' * 43}",
+    }
+    checked = {}
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for label, token in presented.items():
+            counting.checked.clear()
+            answer = client.get("/api/v1/admin/jobs", headers={"Authorization": f"Bearer {token}"})
+            assert answer.status_code == 401, label
+            assert len(counting.checked) == 1, f"{label}: {len(counting.checked)} argon2 checks"
+            checked[label] = counting.checked[0]
+        assert checked.pop("known key id, wrong secret") == stored["viewer-1"]
+        dummies = set(checked.values())  # the others ran against one dummy hash of the same kind, no real one
+        assert len(dummies) == 1 and dummies.isdisjoint(stored.values())
+        assert dummies.pop().split("$")[:4] == stored["viewer-1"].split("$")[:4]  # same argon2 parameters
+        counting.checked.clear()  # not shaped like a token (the shape is public): refused without a hash
+        assert (
+            client.get("/api/v1/admin/jobs", headers={"Authorization": "Bearer letmein"}).status_code == 401
+        )
+        assert counting.checked == []
+        right = client.get("/api/v1/admin/jobs", headers={"Authorization": f"Bearer {tokens['viewer']}"})
+        assert right.status_code == 200 and counting.checked == [stored["viewer-1"]]
+
+
 def test_sign_out_revokes_the_session_so_a_copied_cookie_stops_working(site):
     url, _, tokens = site
     with httpx.Client(base_url=url, timeout=30) as client:

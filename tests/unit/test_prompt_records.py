@@ -103,3 +103,22 @@ def test_parsing_reports_every_bad_line_with_its_number_and_keeps_good_ones():
         (6, "reference image 'photo.png' not found"),
     ]
     assert str(result.errors[0]).startswith("line 3: not valid JSON")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"text": "A ceramic mug on a wooden desk \ud800 next to a window at dawn"},
+        {"styles": ["photorealistic\udfff"]},
+        {"id": "t2i-test-\udc00"},
+    ],
+)
+def test_a_line_holding_a_lone_surrogate_is_refused_by_line(change):
+    """`"\\ud800"` is valid JSON but no text: such a line was accepted and failed when stored (a 500)."""
+    result = parse_prompt_lines(
+        [json.dumps({**GOOD, **change}), json.dumps({**GOOD, "id": "t2i-test-09"})], TAX
+    )
+    assert [(e.line, e.message.split(" (")[0]) for e in result.errors] == [
+        (1, "holds a lone UTF-16 surrogate escape")
+    ]
+    assert [n for n, _ in result.records] == [2]
