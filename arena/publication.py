@@ -49,7 +49,7 @@ def image_hash(data: bytes) -> int:
     """A 64-bit difference hash of an image: brightness gradients of a 9x8 greyscale thumbnail."""
     with Image.open(io.BytesIO(data)) as image:
         small = image.convert("L").resize((HASH_SIZE + 1, HASH_SIZE), Image.Resampling.LANCZOS)
-    pixels = list(small.getdata())
+    pixels = small.tobytes()  # one byte per pixel, row by row
     bits = 0
     for row in range(HASH_SIZE):
         for col in range(HASH_SIZE):
