@@ -46,7 +46,11 @@ def _backfill(engine: Engine, settings, providers, prompt_ids: set[str]) -> Back
 
 
 def _sandbox() -> dict:
-    return {slug: build_provider("sandbox", {}, slug=slug, sleep=_no_sleep) for slug in MODELS}
+    return _sandbox_of(len(MODELS))
+
+
+def _sandbox_of(n: int) -> dict:
+    return {slug: build_provider("sandbox", {}, slug=slug, sleep=_no_sleep) for slug in MODELS[:n]}
 
 
 def _registry(n: int) -> str:
@@ -203,3 +207,32 @@ def test_a_provider_that_redraws_a_published_image_leaves_the_restored_prompt_ou
     assert {f[2].split(":")[0] for f in report.failures} == {REPEAT_KIND}
     app.state.pool.invalidate()
     assert target not in app.state.pool.get("text_to_image").prompts
+
+
+def test_serving_an_image_on_media_publishes_it_whatever_retired_its_prompt(settings, initialized):
+    """A prompt made non-active by a path that did not publish its outputs (here a bare UPDATE): the first
+    /media serve publishes the image before its bytes go out, so the restored prompt does not serve it blind."""
+    from sqlalchemy import update
+
+    with Session(initialized) as s:
+        sync_registry(s, parse_registry(_registry(2)))
+    with initialized.connect() as conn:
+        target = conn.execute(
+            select(Prompt.id).where(Prompt.modality == "text_to_image").order_by(Prompt.id)
+        ).scalar()
+    assert _backfill(initialized, settings, _sandbox_of(2), {target}).report.generated == 2
+    with initialized.begin() as conn:
+        conn.execute(update(Prompt).where(Prompt.id == target).values(status="retired"))
+        media_id, output_id = conn.execute(
+            select(Output.media_id, Output.id).where(Output.prompt_id == target).order_by(Output.id)
+        ).first()
+    app = create_app(settings, engine=initialized)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=20) as client:
+        assert client.get(f"/media/{media_id}").status_code == 200
+    with initialized.begin() as conn:
+        assert conn.execute(select(Output.published_at).where(Output.id == output_id)).scalar() is not None
+        conn.execute(update(Prompt).where(Prompt.id == target).values(status="active"))
+    app.state.pool.invalidate()
+    assert (
+        target not in app.state.pool.get("text_to_image").prompts
+    )  # one model left unpublished: not matched

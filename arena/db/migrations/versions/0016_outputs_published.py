@@ -20,6 +20,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 _UNPUBLISHED = sa.text("published_at IS NULL")
+_PAIR = "uq_outputs_prompt_model"
 _S = sqlmodel.sql.sqltypes.AutoString
 _COLUMNS = (
     "id, prompt_id, model_slug, status, media_id, original_sha256, original_width, original_height, sent_params, "
@@ -28,12 +29,13 @@ _COLUMNS = (
 
 
 def _rebuild_sqlite_outputs(*, published: bool) -> None:
-    """Recreate `outputs` on SQLite as at 0016 (`published`: with published_at and the partial index's columns
-    free of the unique constraint) or as at 0015, keeping every row and id. Votes, matchups and verdicts point at outputs: with foreign keys deferred, the DROP TABLE's dangling
-    references are counted and the copied rows settle them again before the commit (a row lost would fail it).
-    """
+    """Recreate `outputs` on SQLite as at 0016 (`published`: with published_at, without the (prompt, model)
+    unique constraint) or as at 0015, keeping every row and id. Votes, matchups and verdicts point at outputs:
+    with foreign keys deferred, the DROP TABLE's dangling references are counted and the copied rows settle them
+    again before the commit (a row lost would fail it)."""
     if not op.get_bind().connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
-        op.execute("BEGIN")  # the driver opens none before DDL; deferred checks need one to last to the commit
+        # the driver opens none before DDL; deferred checks need one that lasts until the commit
+        op.execute("BEGIN")
     op.execute("PRAGMA defer_foreign_keys=ON")
     columns = _COLUMNS + (", published_at" if published else "")
     op.execute(f"CREATE TABLE _outputs_copy AS SELECT {columns} FROM outputs")
@@ -61,7 +63,7 @@ def _rebuild_sqlite_outputs(*, published: bool) -> None:
         sa.ForeignKeyConstraint(["prompt_id"], ["prompts.id"]),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("media_id"),
-        *([] if published else [sa.UniqueConstraint("prompt_id", "model_slug", name="uq_outputs_prompt_model")]),
+        *([] if published else [sa.UniqueConstraint("prompt_id", "model_slug", name=_PAIR)]),
     )
     op.execute(f"INSERT INTO outputs ({columns}) SELECT {columns} FROM _outputs_copy")
     op.execute("DROP TABLE _outputs_copy")
@@ -79,7 +81,7 @@ def upgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
         _rebuild_sqlite_outputs(published=True)  # SQLite drops a table constraint only by copying the table
     else:
-        op.drop_constraint("uq_outputs_prompt_model", "outputs", type_="unique")
+        op.drop_constraint(_PAIR, "outputs", type_="unique")
     op.create_index(
         "uq_outputs_prompt_model_unpublished",
         "outputs",
@@ -99,5 +101,5 @@ def downgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
         _rebuild_sqlite_outputs(published=False)
     else:
-        op.create_unique_constraint("uq_outputs_prompt_model", "outputs", ["prompt_id", "model_slug"])
+        op.create_unique_constraint(_PAIR, "outputs", ["prompt_id", "model_slug"])
         op.drop_column("outputs", "published_at")
