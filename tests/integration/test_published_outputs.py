@@ -236,3 +236,24 @@ def test_serving_an_image_on_media_publishes_it_whatever_retired_its_prompt(sett
     assert (
         target not in app.state.pool.get("text_to_image").prompts
     )  # one model left unpublished: not matched
+
+
+def test_an_open_matchup_stops_delivering_an_image_once_it_is_published(settings, initialized):
+    """Retired from another process (this app's pool not told): the matchup served before still exists, but its
+    images are published now and are not delivered blind."""
+    with Session(initialized) as s:
+        sync_registry(s, parse_registry(_registry(2)))
+    with initialized.connect() as conn:
+        target = conn.execute(
+            select(Prompt.id).where(Prompt.modality == "text_to_image").order_by(Prompt.id)
+        ).scalar()
+    assert _backfill(initialized, settings, _sandbox_of(2), {target}).report.generated == 2
+    app = create_app(settings, engine=initialized)
+    now = utcnow()
+    matchup = app.state.arena.serve_matchup(Voter("s1"), "text_to_image", np.random.default_rng(1), now)
+    left = matchup["images"]["left"].rsplit("/", 1)[1]
+    right = matchup["images"]["right"].rsplit("/", 1)[1]
+    assert app.state.arena.fetch_image(left, "s1", now) is not None
+    prompt_admin.set_status(initialized, target, retire=True, reason="r", actor="other-process")
+    assert app.state.arena.fetch_image(left, "s1", now) is None
+    assert app.state.arena.fetch_image(right, "s1", now) is None
