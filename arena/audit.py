@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Engine, Select, select
 from sqlmodel import Session
 
 from arena.db.tables import AuditEntry
@@ -42,6 +42,14 @@ def record(
             details=details,
         )
     )
+
+
+def record_now(engine: Engine, *, actor: str, action: str, target: str = "", **details: Any) -> None:
+    """Record one action in a transaction of its own: for actions whose writes commit as they go (a snapshot,
+    simulated votes cast one by one), recorded once they are done."""
+    with Session(engine) as session:
+        record(session, actor=actor, action=action, target=target, **details)
+        session.commit()
 
 
 def cli_actor(explicit: str | None) -> str:

@@ -58,7 +58,7 @@ def backfill_status(engine: Engine) -> list[ModelBackfill]:
         outputs = conn.execute(
             select(Output.model_slug, Output.status, Output.error_kind, Output.error_message)
             .join(Prompt, Prompt.id == Output.prompt_id)
-            .where(Prompt.status == "active")
+            .where(Prompt.status == "active", Output.published_at.is_(None))  # type: ignore[union-attr]
             .order_by(Output.id)
         ).all()
     for slug, status, kind, message in outputs:

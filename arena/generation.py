@@ -1,5 +1,10 @@
 """Generation backfill: fill every missing (active prompt x active model) output.
 
+Published outputs (shown with their model's name: `arena.publication`) do not count: a restored prompt whose
+outputs were published gets new ones, with the seed moved on by the number of published outputs of the pair
+(a seeded provider would otherwise redraw the published image), and a result that repeats a published image of
+the prompt (same bytes, or the same picture by perceptual hash) is recorded as a failure, never served.
+
 Bounded concurrency per model, retries with exponential backoff and full jitter on rate limits, timeouts and
 server errors (honouring Retry-After), permanent failures recorded with their reason. Each output is written
 file-first (atomic rename) and then committed as one row; the (prompt, model) unique constraint means a killed
@@ -21,13 +26,15 @@ from sqlmodel import Session, select
 
 from arena.db.tables import Model, Output, Prompt, ReferenceImage
 from arena.images import ImageRejected
-from arena.media import MediaStore
+from arena.media import MediaStore, StoredImage
 from arena.observability import GENERATIONS
-from arena.providers.base import GenerationRequest, GenerationResult, Provider, ProviderError
+from arena.providers.base import DEFAULT_SEED, GenerationRequest, GenerationResult, Provider, ProviderError
+from arena.publication import looks_alike
 
 Sleep = Callable[[float], Awaitable[None]]
 # disk_full: the output was generated but could not be stored; the next run tries it again.
 RETRYABLE_KINDS = frozenset({"timeout", "rate_limited", "server_error", "disk_full"})
+REPEAT_KIND = "published_repeat"
 
 
 @dataclass(frozen=True)
@@ -78,10 +85,11 @@ def plan_jobs(
     limit: int | None = None,
     retry_failed: bool = False,
 ) -> list[Job]:
-    """Every (active prompt, active model of the same modality) pair with no output yet.
+    """Every (active prompt, active model of the same modality) pair with no unpublished output yet.
 
     Failed outputs are planned again when their failure was transient (timeout, rate limit, server error),
-    or always with `retry_failed`.
+    or always with `retry_failed`. A pair whose outputs were published is asked with the seed moved on by
+    their number.
     """
     models = session.exec(select(Model).where(Model.active == True)).all()  # noqa: E712
     models = [
@@ -91,9 +99,13 @@ def plan_jobs(
         and (modality is None or m.modality == modality)
         and m.adapter != "external"  # imported outputs only: never generated
     ]
-    done: dict[tuple[str, str], Output] = {
-        (o.prompt_id, o.model_slug): o for o in session.exec(select(Output)).all()
-    }
+    done: dict[tuple[str, str], Output] = {}
+    published: dict[tuple[str, str], int] = {}
+    for o in session.exec(select(Output)).all():
+        if o.published_at is None:
+            done[(o.prompt_id, o.model_slug)] = o
+        else:
+            published[(o.prompt_id, o.model_slug)] = published.get((o.prompt_id, o.model_slug), 0) + 1
     refs = {r.id: r for r in session.exec(select(ReferenceImage)).all()}
     ref_cache: dict[int, bytes | None] = {}
     jobs: list[Job] = []
@@ -120,7 +132,11 @@ def plan_jobs(
                     p.id,
                     m.slug,
                     GenerationRequest(
-                        prompt=p.text, modality=p.modality, reference_image=reference, edit_region=region
+                        prompt=p.text,
+                        modality=p.modality,
+                        seed=DEFAULT_SEED + published.get((p.id, m.slug), 0),
+                        reference_image=reference,
+                        edit_region=region,
                     ),
                 )  # type: ignore[arg-type]
             )
@@ -196,6 +212,15 @@ class Backfill:
 
     def _record_success(self, job: Job, result: GenerationResult, attempts: int) -> None:
         stored = self.store.store(result.image)
+        if self._repeats_published(job, stored):
+            self.store.discard(stored.media_id)
+            self._record_failure(
+                job,
+                REPEAT_KIND,
+                "the provider returned an image of this prompt that is already published",
+                attempts,
+            )
+            return
         timing = result.timing
         first = None if timing.first_byte is None else timing.first_byte - timing.started
         values = dict(
@@ -219,6 +244,28 @@ class Backfill:
             self.store.discard(stored.media_id)
             self.report.skipped += 1
 
+    def _repeats_published(self, job: Job, stored: StoredImage) -> bool:
+        """Whether a new image is one of the prompt's published images (same original, or alike served)."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(Output.original_sha256, Output.media_id).where(
+                    Output.prompt_id == job.prompt_id,
+                    Output.published_at.is_not(None),  # type: ignore[union-attr]
+                    Output.media_id.is_not(None),  # type: ignore[union-attr]
+                )
+            ).all()
+        if not rows:
+            return False
+        new_path = self.store.served_path(stored.media_id)
+        new = new_path.read_bytes() if new_path is not None else b""
+        for sha, media_id in rows:
+            old = self.store.served_path(media_id) if media_id else None
+            if sha == stored.original_sha256 or (
+                old is not None and new and looks_alike(new, old.read_bytes())
+            ):
+                return True
+        return False
+
     def _record_failure(self, job: Job, kind: str, message: str, attempts: int) -> None:
         values = dict(status="failed", attempts=attempts, error_kind=kind, error_message=message[:2000])
         self._write(job, values)
@@ -236,10 +283,14 @@ class Backfill:
             GENERATIONS.labels(job.model_slug, "disk_full").inc()
 
     def _write(self, job: Job, values: dict[str, object]) -> bool:
-        """Insert or update the row for (prompt, model) in one transaction; False if an ok row already exists."""
+        """Insert or update the unpublished row for (prompt, model) in one transaction; False if an ok one exists."""
         with Session(self.engine) as session:
             row = session.exec(
-                select(Output).where(Output.prompt_id == job.prompt_id, Output.model_slug == job.model_slug)
+                select(Output).where(
+                    Output.prompt_id == job.prompt_id,
+                    Output.model_slug == job.model_slug,
+                    Output.published_at.is_(None),  # type: ignore[union-attr]  # published rows stay as shown
+                )
             ).first()
             if row is not None and row.status == "ok":
                 return False

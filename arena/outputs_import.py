@@ -7,7 +7,11 @@ the same validation and near-duplicate checks as `arena prompts import`. Every p
 `FILE:LINE: reason` before anything is written, and one bad line refuses the whole manifest. Images go through
 the media store like generated ones (normalized, re-encoded, stored under an opaque id, the original kept by
 hash), and a line whose (prompt, model) output already holds the same image is skipped, so importing the same
-manifest again changes nothing.
+manifest again changes nothing. An image that was published (shown with its model's name when its prompt was
+retired) is refused for an active prompt: it is never served blind again.
+
+Images are streamed: validation reads one file at a time and keeps only its path and hash, and the write reads
+each again (checking the hash) just before storing it, so memory stays flat however many lines a manifest has.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ class ManifestLine:
     number: int
     model: str
     prompt_id: str
-    image: bytes
+    path: Path
     sha256: str
     file: str
     params: dict[str, Any]
@@ -60,8 +64,9 @@ class OutputsImportReport:
     models: list[str] = field(default_factory=list)
 
 
-def _check_line(obj: Any, base_dir: Path) -> tuple[dict[str, Any], bytes, str]:
-    """(the decoded line, image bytes, image path as written) or ValueError with the reason."""
+def _check_line(obj: Any, base_dir: Path) -> tuple[dict[str, Any], Path, str]:
+    """(the decoded line, the image file's resolved path, its SHA-256) or ValueError with the reason. The image
+    is decoded to check it, then dropped: only its path and hash are kept."""
     if not isinstance(obj, dict):
         raise ValueError("each line must be a JSON object")
     unknown = sorted(set(obj) - LINE_KEYS)
@@ -93,10 +98,10 @@ def _check_line(obj: Any, base_dir: Path) -> tuple[dict[str, Any], bytes, str]:
         raise ValueError(f"image '{obj['image']}' is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
     data = path.read_bytes()
     try:
-        open_image(data)
+        open_image(data).close()
     except ImageRejected as exc:
         raise ValueError(f"image '{obj['image']}': {exc}") from exc
-    return obj, data, obj["image"]
+    return obj, path, hashlib.sha256(data).hexdigest()
 
 
 def import_outputs(
@@ -117,7 +122,13 @@ def import_outputs(
     errors: list[LineError] = []
     models = {m.slug: m for m in session.exec(select(Model)).all()}
     pool = {p.id: p for p in session.exec(select(Prompt)).all()}
-    existing = {(o.prompt_id, o.model_slug): o for o in session.exec(select(Output)).all()}
+    existing: dict[tuple[str, str], Output] = {}
+    published: dict[tuple[str, str], set[str | None]] = {}
+    for o in session.exec(select(Output)).all():
+        if o.published_at is None:
+            existing[(o.prompt_id, o.model_slug)] = o
+        else:
+            published.setdefault((o.prompt_id, o.model_slug), set()).add(o.original_sha256)
     new_prompts: dict[str, tuple[int, dict[str, Any]]] = {}
     seen_pairs: dict[tuple[str, str], int] = {}
     valid: list[ManifestLine] = []
@@ -125,7 +136,7 @@ def import_outputs(
         if not raw.strip():
             continue
         try:
-            obj, data, name = _check_line(json.loads(raw), base_dir)
+            obj, path, sha = _check_line(json.loads(raw), base_dir)
             model = models.get(obj["model"])
             if model is None or not model.active:
                 raise ValueError(
@@ -157,8 +168,15 @@ def import_outputs(
                     f"prompt '{prompt_id}' x model '{model.slug}' already given on line {seen_pairs[pair]}"
                 )
             seen_pairs[pair] = number
-            sha = hashlib.sha256(data).hexdigest()
             done = existing.get(pair)
+            if (
+                sha in published.get(pair, ())
+                and getattr(pool.get(prompt_id), "status", "active") == "active"
+            ):
+                raise ValueError(
+                    f"prompt '{prompt_id}' x model '{model.slug}': this image was published with its model's name "
+                    "when the prompt was retired; a restored prompt needs a new image"
+                )
             if done is not None and done.status == "ok" and done.original_sha256 != sha:
                 raise ValueError(
                     f"prompt '{prompt_id}' x model '{model.slug}' already has a different image; "
@@ -166,7 +184,14 @@ def import_outputs(
                 )
             valid.append(
                 ManifestLine(
-                    number, model.slug, prompt_id, data, sha, name, obj.get("params", {}), obj.get("seconds")
+                    number,
+                    model.slug,
+                    prompt_id,
+                    path,
+                    sha,
+                    obj["image"],
+                    obj.get("params", {}),
+                    obj.get("seconds"),
                 )
             )
         except json.JSONDecodeError as exc:
@@ -202,12 +227,45 @@ def import_outputs(
                 ]
             ) from None
         report.prompts_created = created.added
+    stored_ids: list[str] = []
+    try:
+        _write_lines(session, valid, existing, published, store, source, report, stored_ids)
+        if report.added:
+            audit.record(session, actor=actor, action="outputs.import", source=source, added=report.added)
+        session.commit()
+    except BaseException:
+        session.rollback()
+        for media_id in stored_ids:  # nothing points at them: the import wrote nothing
+            store.discard(media_id)
+        raise
+    return report
+
+
+def _write_lines(
+    session: Session,
+    valid: list[ManifestLine],
+    existing: dict[tuple[str, str], Output],
+    published: dict[tuple[str, str], set[str | None]],
+    store: MediaStore,
+    source: str,
+    report: OutputsImportReport,
+    stored_ids: list[str],
+) -> None:
+    """Store each line's image (read now, one at a time) and add its output row; `ImportFailed` when a file
+    changed since it was checked."""
     for line in valid:
         done = existing.get((line.prompt_id, line.model))
-        if done is not None and done.status == "ok":
+        if (done is not None and done.status == "ok") or line.sha256 in published.get(
+            (line.prompt_id, line.model), ()
+        ):  # already there, or published for a prompt that is not active: a re-import changes nothing
             report.unchanged += 1
             continue
-        stored = store.store(line.image)
+        data = line.path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != line.sha256:
+            raise ImportFailed([LineError(line.number, f"image '{line.file}' changed during the import")])
+        stored = store.store(data)
+        del data
+        stored_ids.append(stored.media_id)
         row = done or Output(prompt_id=line.prompt_id, model_slug=line.model, status="ok")
         row.status, row.media_id, row.original_sha256 = "ok", stored.media_id, stored.original_sha256
         row.original_width, row.original_height = stored.original_width, stored.original_height
@@ -217,10 +275,6 @@ def import_outputs(
         row.error_kind = row.error_message = None
         session.add(row)
         report.added += 1
-    if report.added:
-        audit.record(session, actor=actor, action="outputs.import", source=source, added=report.added)
-    session.commit()
-    return report
 
 
 def _new_prompt(

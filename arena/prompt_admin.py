@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 
 from arena import audit
 from arena.db.tables import Model, Output, Prompt, Vote, utcnow
+from arena.publication import publish_prompts
 from arena.retirement import _boards
 from arena.settings import Settings
 from arena.vote_counts import kept_votes_query
@@ -74,7 +75,7 @@ def prompt_detail(engine: Engine, settings: Settings, prompt_id: str) -> dict[st
             select(Output, Model.display_name)
             .join(Model, Model.slug == Output.model_slug)
             .where(Output.prompt_id == prompt_id)
-            .order_by(Output.model_slug)
+            .order_by(Output.model_slug, Output.id)
         ).all()
         raw_votes = session.exec(select(func.count()).where(Vote.prompt_id == prompt_id)).one()
         kept = kept_votes_query(prompt.modality, include_simulated=settings.demo_mode).subquery()
@@ -122,7 +123,9 @@ def set_status(
     pool: PoolCache | None = None,
 ) -> Prompt:
     """Retire (or restore) one prompt with a reason; audited with the status before and after. Outputs and votes
-    stay. The matchmaker's cache is dropped so the change applies to the next matchup."""
+    stay. Retiring publishes the prompt's outputs (model pages show them with their models' names), so they are
+    never served blind again: a restored prompt returns to matchups once it has new outputs for two models (the
+    backfill makes them). The matchmaker's cache is dropped so the change applies to the next matchup."""
     reason = reason.strip()[:500]
     if not reason:
         raise PromptActionError("a reason is required")
@@ -139,6 +142,7 @@ def set_status(
         prompt.retired_reason = reason if retire else None
         prompt.retired_at = now if retire else None
         session.add(prompt)
+        published = publish_prompts(session, [prompt_id], now) if retire else 0
         audit.record(
             session,
             actor=actor,
@@ -147,12 +151,31 @@ def set_status(
             before=before,
             after={"status": wanted, "retired_reason": prompt.retired_reason},
             reason=reason,
+            **(
+                {"published_outputs": published}
+                if retire
+                else {"servable_models": servable_models(session, prompt_id)}
+            ),
         )
         session.commit()
         session.refresh(prompt)
     if pool is not None:
         pool.invalidate()
     return prompt
+
+
+def servable_models(session: Session, prompt_id: str) -> int:
+    """How many models have an unpublished image of this prompt (it is matched once two have)."""
+    return int(
+        session.exec(
+            select(func.count(func.distinct(Output.model_slug))).where(
+                Output.prompt_id == prompt_id,
+                Output.status == "ok",
+                Output.media_id.is_not(None),  # type: ignore[union-attr]
+                Output.published_at.is_(None),  # type: ignore[union-attr]
+            )
+        ).one()
+    )
 
 
 def batches(session: Session) -> list[str]:

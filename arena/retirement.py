@@ -4,7 +4,8 @@ The report flags active prompts that no longer discriminate between models (the 
 `prompts_taxonomy.retirement` on favorite win rates against the current overall board) or no longer resemble
 how people prompt (`arena.corpus.check_freshness`), and shows the coverage per (use case x capability) cell
 after retirement. Applying it retires the flagged prompts at once; their outputs and votes stay and still count
-for ratings. `run_monthly` is what the scheduler calls.
+for ratings, and the outputs are published (shown with their models' names, never served blind again).
+`run_monthly` is what the scheduler calls.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from arena import audit
 from arena.corpus import check_freshness
 from arena.db.tables import Prompt, RatingSnapshot, RetirementReport, utcnow
 from arena.pool import coverage, current_batch
+from arena.publication import publish_prompts
 from arena.settings import Settings
 from arena.vote_counts import kept_votes_query
 from arena.voting.pool import PoolCache
@@ -248,8 +250,9 @@ def _decide(session: Session, report_id: int, status: str, actor: str, now: date
 def apply_report(
     engine: Engine, report_id: int, actor: str, *, now: datetime | None = None, pool: PoolCache | None = None
 ) -> list[str]:
-    """Retire the report's flagged prompts (those still active) in one transaction, record who approved it in
-    the audit log, and drop the matchmaker's cache so they stop being served. Returns the retired ids."""
+    """Retire the report's flagged prompts (those still active) in one transaction, publish their outputs (model
+    pages show them captioned: never served blind again), record who approved it in the audit log, and drop the
+    matchmaker's cache so they stop being served. Returns the retired ids."""
     now = now or utcnow()
     with Session(engine) as session:
         row = _decide(session, report_id, "applied", actor, now)
@@ -262,6 +265,7 @@ def apply_report(
             ).rowcount
             if changed:
                 retired.append(flagged["prompt_id"])
+        published = publish_prompts(session, retired, now)
         audit.record(
             session,
             actor=actor,
@@ -271,6 +275,7 @@ def apply_report(
             approved_by=actor,
             retired=len(retired),
             prompt_ids=retired,
+            published_outputs=published,
         )
         session.commit()
     if pool is not None:

@@ -50,7 +50,10 @@ def show_command(
     p = detail["prompt"]
     data = {
         "prompt": p.model_dump(mode="json"),
-        "outputs": {o["output"].model_slug: o["output"].status for o in detail["outputs"]},
+        "outputs": {  # the latest output per model (a restored prompt's published ones come first)
+            o["output"].model_slug: o["output"].status + (" (published)" if o["output"].published_at else "")
+            for o in detail["outputs"]
+        },
         "raw_votes": detail["raw_votes"],
         "kept_votes": detail["kept_votes"],
         "per_model": detail["per_model"],
@@ -78,7 +81,11 @@ def _status(prompt_id: str, retire: bool, reason: str, actor: str | None) -> Non
             )
         except prompt_admin.PromptActionError as exc:
             fail(str(exc))
-    typer.echo(f"prompt '{prompt_id}' {'retired' if retire else 'restored'}")
+    typer.echo(
+        f"prompt '{prompt_id}' retired (its outputs are published: never served blind again)"
+        if retire
+        else f"prompt '{prompt_id}' restored: matched again once new outputs exist for two models (arena generate)"
+    )
 
 
 def retire_prompt_command(

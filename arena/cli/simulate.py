@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from arena import audit
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.simulation import load_truth, run_simulation
 from arena.voting.service import VoteError
@@ -27,8 +28,12 @@ def simulate_command(
     seed: Annotated[int, typer.Option(help="Random seed (reproducible votes).")] = 0,
     modality: Annotated[str, typer.Option(help="text_to_image or image_editing.")] = "text_to_image",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    actor: Annotated[
+        str | None, typer.Option(help="Who is acting (audit log); default: the OS user.")
+    ] = None,
 ) -> None:
-    """Cast simulated votes (marked `simulated`; published boards include them only in demo mode)."""
+    """Cast simulated votes (marked `simulated`; published boards include them only in demo mode); the audit
+    log records who cast how many."""
     settings = load_settings()
     if not load_taxonomy().has("modality", modality):
         fail(f"unknown modality '{modality}'")
@@ -58,6 +63,16 @@ def simulate_command(
             fail(exc.message)
         except ValueError as exc:
             fail(str(exc))
+        audit.record_now(
+            engine,
+            actor=audit.cli_actor(actor),
+            action="votes.simulate",
+            target=modality,
+            votes=report.votes,
+            voters=voters,
+            seed=seed,
+            truth=str(truth) if truth is not None else "default",
+        )
     if as_json:
         print_json({"votes": report.votes, "voters": voters, "modality": modality, "truth": true})
         return

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from arena import audit
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.snapshots import take_snapshot
 
@@ -17,14 +18,30 @@ def snapshot_command(
     ] = 0,
     refilter: Annotated[bool, typer.Option(help="Re-run the batch vote filters first.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    actor: Annotated[
+        str | None, typer.Option(help="Who is acting (audit log); default: the OS user.")
+    ] = None,
 ) -> None:
-    """Compute overall, use-case and capability boards per modality and store them as a snapshot."""
+    """Compute overall, use-case and capability boards per modality and store them as a snapshot (audited)."""
     settings = load_settings()
     with engine_for(settings) as engine:
         try:
             report = take_snapshot(engine, settings, modality=modality, seed=seed, refilter=refilter)
         except ValueError as exc:
             fail(str(exc).splitlines()[0])
+        audit.record_now(
+            engine,
+            actor=audit.cli_actor(actor),
+            action="ratings.snapshot",
+            target=modality or "",
+            created_at=report.created_at.isoformat(),
+            seed=seed,
+            refilter=refilter,
+            boards=len(report.boards),
+            votes=dict(sorted(report.boards.items())),
+            failures=len(report.failures),
+            filtered=report.filtered,
+        )
     if as_json:
         print_json(
             {

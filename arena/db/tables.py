@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Float, Index, LargeBinary, UniqueConstraint
+from sqlalchemy import JSON, Column, DateTime, Float, Index, LargeBinary, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -104,13 +104,24 @@ class Output(SQLModel, table=True):
     """One model's generated image for one prompt (or the record of why it failed).
 
     `media_id` is the opaque id of the served, normalized image; the original bytes are kept by hash.
-    One row per (prompt, model): the unique constraint makes a re-run of the backfill unable to duplicate.
+    `published_at`: when the image was first shown with its model's name (its prompt retired: model pages,
+    /compare, the examples API, /media); a published output is never served blind again. One unpublished row
+    per (prompt, model): the partial unique index makes a re-run of the backfill unable to duplicate, while a
+    restored prompt can get new outputs beside its published ones (whose votes still count).
     """
 
     __tablename__ = "outputs"
     __table_args__ = (
-        UniqueConstraint("prompt_id", "model_slug", name="uq_outputs_prompt_model"),
+        Index(
+            "uq_outputs_prompt_model_unpublished",
+            "prompt_id",
+            "model_slug",
+            unique=True,
+            sqlite_where=text("published_at IS NULL"),
+            postgresql_where=text("published_at IS NULL"),
+        ),
         Index("ix_outputs_model_status", "model_slug", "status"),
+        Index("ix_outputs_prompt", "prompt_id", "model_slug"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -131,6 +142,7 @@ class Output(SQLModel, table=True):
     created_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )
+    published_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
 class LatencySample(SQLModel, table=True):

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from arena import audit
 from arena.db.eval_tables import CalibrationAnchor, EvalLabel, EvalResult
 
 GRADES = ("good", "medium", "bad")
@@ -24,8 +25,12 @@ def add_label(
     tags: list[str],
     note: str = "",
     source: str = "human",
+    *,
+    audited: bool = False,
 ) -> int:
-    """Store one labelling of a result (linked to its anchor when the result is one); returns the label id."""
+    """Store one labelling of a result (linked to its anchor when the result is one); returns the label id.
+    `audited`: a person's labelling from the console, recorded in the audit log under `labeller` (the signed-in
+    operator) in the same transaction."""
     with Session(engine) as s:
         if s.get(EvalResult, result_id) is None:
             raise LookupError(f"no eval result {result_id}")
@@ -40,15 +45,33 @@ def add_label(
             note=note[:2000],
         )
         s.add(row)
+        if audited:
+            s.flush()
+            audit.record(
+                s,
+                actor=labeller,
+                action="evals.label",
+                target=f"result {result_id}",
+                after={"labels": labels, "failure_tags": tags, "note": note[:2000]},
+                label_id=row.id,
+                anchor_id=row.anchor_id,
+            )
         s.commit()
         assert row.id is not None
         return row.id
 
 
 def make_anchor(
-    engine: Engine, result_id: int, name: str, grade: str, reference: dict[str, Any], workflow: str
+    engine: Engine,
+    result_id: int,
+    name: str,
+    grade: str,
+    reference: dict[str, Any],
+    workflow: str,
+    *,
+    actor: str | None = None,
 ) -> int:
-    """Mark a result as a calibration anchor with its reference labels."""
+    """Mark a result as a calibration anchor with its reference labels (audited under `actor` when given)."""
     if grade not in GRADES:
         raise ValueError(f"grade must be one of {', '.join(GRADES)}")
     with Session(engine) as s:
@@ -58,6 +81,14 @@ def make_anchor(
             workflow=workflow, name=name[:128], grade=grade, result_id=result_id, reference_labels=reference
         )
         s.add(row)
+        if actor is not None:
+            audit.record(
+                s,
+                actor=actor,
+                action="evals.anchor",
+                target=f"result {result_id}",
+                after={"name": row.name, "grade": grade, "reference_labels": reference},
+            )
         s.commit()
         assert row.id is not None
         return row.id

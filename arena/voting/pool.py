@@ -1,6 +1,7 @@
-"""What matchmaking reads on every request, cached in memory and refreshed every few seconds:
-prompts with at least two outputs grouped by cell, the outputs per prompt, current standings, shares and the
-vote plan (computed here, once per refresh, from the latest snapshot's ratings and the votes cast per pair).
+"""What matchmaking reads on every request, cached in memory and refreshed every few seconds: prompts with at
+least two unpublished outputs (`arena.publication`) grouped by cell, the outputs per prompt, current standings,
+shares and the vote plan (computed here, once per refresh, from the latest snapshot's ratings and the votes cast
+per pair).
 
 Refreshes happen off the request path: a request that finds its pool stale is served the pool it has while
 one background thread per modality rebuilds it (never two at once). Votes cast per pair are counted
@@ -238,7 +239,12 @@ class PoolCache:
             rows = conn.execute(
                 select(Output.id, Output.model_slug, Output.media_id, Output.prompt_id)
                 .join(Prompt, Prompt.id == Output.prompt_id)
-                .where(Output.status == "ok", Prompt.status == "active", Prompt.modality == modality)
+                .where(
+                    Output.status == "ok",
+                    Output.published_at.is_(None),  # type: ignore[union-attr]  # shown captioned: never blind again
+                    Prompt.status == "active",
+                    Prompt.modality == modality,
+                )
                 .order_by(Output.prompt_id, Output.model_slug)
             ).all()
             by_prompt: dict[str, list[ServedOutput]] = defaultdict(list)

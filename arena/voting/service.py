@@ -257,7 +257,7 @@ class ArenaService:
 
     def fetch_image(self, token: str, session_id: str | None, now: datetime) -> str | None:
         """The media id behind a per-matchup image token, for the matchup's own session only, while the matchup
-        is open (not voted on, not expired); marks the fetch."""
+        is open (not voted on, not expired) and the output unpublished; marks the fetch."""
         if not session_id or len(token) > 64:
             return None
         with self.engine.begin() as conn:
@@ -282,7 +282,10 @@ class ArenaService:
             column = "left_fetched_at" if is_left else "right_fetched_at"
             if getattr(row, column) is None:
                 conn.execute(update(Matchup).where(Matchup.id == row.id).values({column: now}))
-            return conn.execute(select(Output.media_id).where(Output.id == output_id)).scalar_one_or_none()
+            # a published output (its prompt retired after this matchup was served) is never shown blind
+            return conn.execute(
+                select(Output.media_id).where(Output.id == output_id, Output.published_at.is_(None))  # type: ignore[union-attr]
+            ).scalar_one_or_none()
 
     def reference_for(self, matchup_id: str, session_id: str | None) -> int | None:
         """The reference image id of an edit matchup, for the matchup's own session only."""

@@ -131,7 +131,7 @@ def input_file(request: Request, run_id: str, result_id: int, index: int, settin
 @router.get("/evals/{run_id}/items/{result_id}", response_class=HTMLResponse)
 def item_page(request: Request, run_id: str, result_id: int, settings: SettingsDep) -> HTMLResponse:
     """One item: prompt, inputs, output, every score, the human labels so far and the labelling form."""
-    blocked, _who = _gate(request, settings)
+    blocked, who = _gate(request, settings)
     if blocked:
         return blocked
     run, result, scores, case = _item(request, run_id, result_id)
@@ -150,6 +150,7 @@ def item_page(request: Request, run_id: str, result_id: int, settings: SettingsD
         "rubric": rubric,
         "labels": given,
         "anchor": anchor,
+        "operator": who,
         "csrf": csrf_token(request, settings),
         "saved": request.query_params.get("saved"),
         "inputs": [
@@ -166,16 +167,14 @@ async def post_labels(
     result_id: int,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
-    labeller: Annotated[str, Form(max_length=128)] = "",
     note: Annotated[str, Form(max_length=2000)] = "",
 ) -> Response:
-    """Store a person's quick labels (each rubric metric 0-5 or pass / fail, `usable` yes / no) and tags."""
-    check_form_post(request, settings, csrf)
+    """Store a person's quick labels (each rubric metric 0-5 or pass / fail, `usable` yes / no) and tags, under
+    the signed-in operator (never a name typed into the form), with an audit entry."""
+    labeller = check_form_post(request, settings, csrf)
     run, _, _, _ = _item(request, run_id, result_id)
     form = await request.form()
     rubric = load_rubric(run.workflow) if run.workflow in available() else None
-    if not labeller.strip():
-        raise HTTPException(status.HTTP_400_BAD_REQUEST, "give your name or initials as the labeller")
     values: dict[str, Any] = {}
     for metric in rubric.metrics if rubric else ():
         raw = str(form.get(f"m_{metric.key}", "")).strip()
@@ -198,7 +197,7 @@ async def post_labels(
         raise HTTPException(status.HTTP_400_BAD_REQUEST, "unknown failure tag")
     if not values and not tags:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, "nothing to save: give at least one label or tag")
-    labelling.add_label(request.app.state.engine, result_id, labeller.strip(), values, tags, note)
+    labelling.add_label(request.app.state.engine, result_id, labeller, values, tags, note, audited=True)
     return RedirectResponse(
         f"/evals/{run_id}/items/{result_id}?saved=1", status_code=status.HTTP_303_SEE_OTHER
     )
@@ -215,7 +214,7 @@ def post_anchor(
     label_id: Annotated[int, Form()] = 0,
 ) -> Response:
     """Make this item a calibration anchor (good / medium / bad) whose reference labels are one stored labelling."""
-    check_form_post(request, settings, csrf)
+    actor = check_form_post(request, settings, csrf)
     run, _, _, _ = _item(request, run_id, result_id)
     with Session(request.app.state.engine) as s:
         chosen = s.get(EvalLabel, label_id)
@@ -225,7 +224,9 @@ def post_anchor(
         )
     try:
         name = f"{run_id}/{result_id}"
-        labelling.make_anchor(request.app.state.engine, result_id, name, grade, chosen.labels, run.workflow)
+        labelling.make_anchor(
+            request.app.state.engine, result_id, name, grade, chosen.labels, run.workflow, actor=actor
+        )
     except ValueError as exc:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(exc)) from exc
     except Exception as exc:  # the unique anchor name: already an anchor

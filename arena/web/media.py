@@ -1,5 +1,6 @@
 """Serves normalized images by opaque id (the model-page examples): no caching, no Last-Modified, no
-content-derived ETag, and only outputs of prompts the arena no longer serves in matchups."""
+content-derived ETag, and only outputs of prompts the arena no longer serves in matchups. Serving one publishes
+it (`Output.published_at`): it is shown next to its model's name, so matchmaking never serves it blind again."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sqlalchemy import select
 
 from arena.db.tables import Output, Prompt
 from arena.media import MEDIA_ID, SERVED_MEDIA_TYPE
+from arena.publication import publish_output
 
 router = APIRouter(tags=["media"])
 NO_STORE = {
@@ -25,11 +27,16 @@ def served_image(media_id: str, request: Request) -> Response:
         raise HTTPException(404, "no such image")
     with request.app.state.engine.connect() as conn:
         retired = conn.execute(
-            select(Output.id)
+            select(Output.id, Output.published_at)
             .join(Prompt, Prompt.id == Output.prompt_id)
             .where(Output.media_id == media_id, Prompt.status != "active")
         ).first()
     path = request.app.state.media.served_path(media_id) if retired else None
-    if path is None:
+    if retired is None or path is None:
         raise HTTPException(404, "no such image")
+    if (
+        retired.published_at is None
+    ):  # retired by a path that did not publish it: published now, before the bytes
+        with request.app.state.engine.begin() as conn:
+            publish_output(conn, retired.id, request.app.state.clock())
     return Response(content=path.read_bytes(), media_type=SERVED_MEDIA_TYPE, headers=NO_STORE)

@@ -230,6 +230,19 @@ def test_the_audit_log_is_append_only_in_the_database(initialized):
     assert row.actor == "test" and row.target == "dora" and row.after == {"role": "viewer"}
 
 
+def test_the_audit_log_cannot_be_emptied_at_once_on_either_database(initialized):
+    """TRUNCATE fires no row trigger on PostgreSQL: a statement trigger refuses it (SQLite has no TRUNCATE;
+    its DELETE without WHERE is the same statement as above)."""
+    with Session(initialized) as session:
+        operators.add_operator(session, "fred", "viewer", actor="test")
+    statement = "TRUNCATE audit_log" if initialized.dialect.name == "postgresql" else "DELETE FROM audit_log"
+    with initialized.connect() as conn, pytest.raises(Exception, match="append-only"):
+        conn.execute(text(statement))
+        conn.commit()
+    with Session(initialized) as session:
+        assert session.exec(select(AuditEntry).where(AuditEntry.target == "fred")).one().actor == "test"
+
+
 def test_console_sessions_expire_after_the_configured_hours(settings, initialized, frozen):
     with Session(initialized) as session:
         token = operators.add_operator(session, "eve", "operator", actor="test")

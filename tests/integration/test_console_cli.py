@@ -115,3 +115,26 @@ def test_prompts_search_retire_restore_jobs_run_and_the_audit_export(run, settin
     assert run("audit", "list", "--since", "yesterday").exit_code == 2
     summary = json.loads(run("votes", "summary", "--json").stdout)
     assert summary == {"days": [], "votes": [], "kept": [], "filtered": {}}
+
+
+def test_simulated_votes_and_snapshots_from_the_cli_are_audited(run, settings, initialized):
+    """`arena simulate` and `arena ratings snapshot` write to the database outside any console action: the audit
+    log says who ran them (--actor, else the OS user, from the CLI) and what they wrote."""
+    from tests.support.demo_field import build_demo_field
+
+    build_demo_field(settings, initialized, models=3, prompts=4)
+    cast = run("simulate", "--votes", "12", "--voters", "3", "--seed", "4", "--actor", "sim-op", "--json")
+    assert cast.exit_code == 0, cast.stderr
+    snap = run("ratings", "snapshot", "--modality", "text_to_image", "--no-refilter", "--json")
+    assert snap.exit_code == 0, snap.stderr
+    boards = json.loads(snap.stdout)["boards"]
+    with Session(initialized) as session:
+        rows = session.exec(
+            select(AuditEntry).where(AuditEntry.action.in_(("votes.simulate", "ratings.snapshot")))
+        ).all()
+    assert [(r.action, r.actor, r.source, r.target) for r in rows] == [
+        ("votes.simulate", "sim-op", "cli", "text_to_image"),
+        ("ratings.snapshot", getpass.getuser(), "cli", "text_to_image"),
+    ]
+    assert rows[0].details["votes"] == 12 and rows[0].details["voters"] == 3 and rows[0].details["seed"] == 4
+    assert rows[1].details["votes"] == boards and rows[1].details["boards"] == len(boards)

@@ -9,9 +9,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlmodel import Session, select
 
+from arena import operators
 from arena.app import create_app
 from arena.db import upgrade_database
+from arena.db.eval_tables import EvalLabel
+from arena.db.tables import AuditEntry
 from arena.evals.runner import RunConfig, SuiteRunner
 from arena.evals.suite import load_suite
 from arena.registry import load_registry
@@ -58,8 +62,16 @@ def make_run(engine, tmp_path: Path) -> tuple[str, int]:
 
 def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
     run_id, result_id = make_run(engine, tmp_path)
+    with Session(engine) as session:
+        tokens = {
+            name: operators.add_operator(session, name, "operator", actor="test") for name in ("ana", "ben")
+        }
     app = create_app(settings, engine=engine)
-    with serve(app) as url, httpx.Client(base_url=url, timeout=30, follow_redirects=True) as client:
+    with (
+        serve(app) as url,
+        httpx.Client(base_url=url, timeout=30, follow_redirects=True) as client,
+        httpx.Client(base_url=url, timeout=30, follow_redirects=True) as ben,
+    ):
         blocked = client.get("/evals")
         assert (
             blocked.status_code == 401
@@ -67,7 +79,7 @@ def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
             and run_id not in blocked.text
         )
         assert client.get(f"/evals/{run_id}/items/{result_id}/output").status_code == 401
-        client.post("/admin/login", data={"token": "test-operator-token"})
+        client.post("/admin/login", data={"token": tokens["ana"]})
         listing = client.get("/evals")
         assert listing.status_code == 200 and run_id in listing.text and "sandbox-retouch 1/1" in listing.text
         report = client.get(f"/evals/{run_id}")
@@ -87,10 +99,11 @@ def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
         )
         csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', item.text).group(1)
         path = f"/evals/{run_id}/items/{result_id}/labels"
-        good = {"csrf": csrf, "labeller": "ana", "m_edit_intent_correctness": "4", "m_non_target_invariance": "5",
-                "usable": "yes", "tags": ["colour_shift"]}  # fmt: skip
+        assert "Labelling as <strong>ana</strong>" in item.text and 'name="labeller"' not in item.text
+        # A labeller name typed into the form is not trusted: the label is the signed-in operator's.
+        good = {"csrf": csrf, "labeller": "mallory", "m_edit_intent_correctness": "4",
+                "m_non_target_invariance": "5", "usable": "yes", "tags": ["colour_shift"]}  # fmt: skip
         assert client.post(path, data={**good, "csrf": "wrong"}).status_code == 403
-        assert client.post(path, data={**good, "labeller": ""}).status_code == 400
         assert client.post(path, data={**good, "m_edit_intent_correctness": "9"}).status_code == 400
         assert client.post(path, data={**good, "tags": ["made_up"]}).status_code == 400
         saved = client.post(path, data=good)
@@ -108,17 +121,37 @@ def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
         )
         assert anchor.status_code == 200 and "calibration anchor (good)" in anchor.text
         # A second labeller re-labels the anchor: one metric within a point, one off by three.
+        ben.post("/admin/login", data={"token": tokens["ben"]})
+        ben_page = ben.get(f"/evals/{run_id}/items/{result_id}").text
+        ben_csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', ben_page).group(1)
         relabel = {
             **good,
-            "labeller": "ben",
+            "csrf": ben_csrf,
+            "labeller": "ana",
             "m_edit_intent_correctness": "5",
             "m_non_target_invariance": "2",
             "usable": "yes",
         }
-        client.post(path, data=relabel)
+        assert ben.post(path, data=relabel).status_code == 200
         calibration = client.get("/evals/calibration")
         assert calibration.status_code == 200 and f"{run_id}/{result_id}" in calibration.text
         assert "human" in calibration.text and "67%" in calibration.text  # 2 of 3 reference labels agree
+    with Session(engine) as session:
+        labels = session.exec(select(EvalLabel).order_by(EvalLabel.id)).all()
+        audited = session.exec(select(AuditEntry).where(AuditEntry.action.startswith("evals."))).all()
+    assert [lab.labeller for lab in labels] == ["ana", "ben"]
+    assert [(a.action, a.actor, a.source) for a in audited] == [
+        ("evals.label", "ana", "web"),
+        ("evals.anchor", "ana", "web"),
+        ("evals.label", "ben", "web"),
+    ]
+    assert audited[0].details["label_id"] == labels[0].id and audited[0].after["failure_tags"] == [
+        "colour_shift"
+    ]
+    assert (
+        audited[2].after["labels"]["non_target_invariance"] == 2
+        and audited[2].details["anchor_id"] is not None
+    )
 
 
 def test_the_judge_re_scores_anchors_into_the_drift_report(engine, tmp_path, fake_chat):

@@ -70,3 +70,49 @@ def test_matchups_served_before_0015_get_their_models_from_the_outputs(settings,
     assert len(rows) == 30
     assert all(stored_l == out_l and stored_r == out_r for stored_l, stored_r, out_l, out_r in rows)
     assert "" not in {r[0] for r in rows} | {r[1] for r in rows}
+
+
+def test_0016_counts_the_outputs_of_prompts_not_active_today_as_published(settings, initialized):
+    """0016 marks every output of a retired prompt published (it may have been shown captioned on a model page);
+    a new output of a published (prompt, model) pair then fits beside it, a second unpublished one does not."""
+    from alembic import command
+    from sqlalchemy import insert, select, update
+
+    from arena.db.migrate import alembic_config
+    from arena.db.tables import Output, Prompt, utcnow
+    from tests.support.demo_field import build_demo_field
+
+    build_demo_field(settings, initialized, models=2, prompts=2)
+    with initialized.connect() as conn:
+        prompts = sorted({p for (p,) in conn.execute(select(Output.prompt_id))})
+    command.downgrade(alembic_config(initialized), "0015")
+    with initialized.begin() as conn:
+        conn.execute(
+            update(Prompt.__table__).where(Prompt.__table__.c.id == prompts[0]).values(status="retired")
+        )
+    command.upgrade(alembic_config(initialized), "head")
+    with initialized.connect() as conn:
+        rows = conn.execute(select(Output.prompt_id, Output.model_slug, Output.published_at)).all()
+    assert len(rows) == 4
+    assert {p for p, _, at in rows if at is not None} == {prompts[0]}
+    assert all(at is None for p, _, at in rows if p != prompts[0])
+    with initialized.begin() as conn:  # the retired prompt's pair takes a new, unpublished output
+        conn.execute(
+            insert(Output).values(
+                prompt_id=prompts[0], model_slug=rows[0][1], status="failed", sent_params={}, raw_metadata={},
+                attempts=1, created_at=utcnow(),
+            )
+        )  # fmt: skip
+    import pytest
+    from sqlalchemy.exc import IntegrityError
+
+    with (
+        pytest.raises(IntegrityError),
+        initialized.begin() as conn,
+    ):  # but one unpublished output per pair only
+        conn.execute(
+            insert(Output).values(
+                prompt_id=prompts[1], model_slug=rows[0][1], status="failed", sent_params={}, raw_metadata={},
+                attempts=1, created_at=utcnow(),
+            )
+        )  # fmt: skip

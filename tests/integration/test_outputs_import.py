@@ -246,3 +246,103 @@ def test_manifest_images_outside_its_folder_are_refused_and_nothing_is_imported(
         assert any(e.startswith(f"{path}:{number}: image '{ref}' {reason}") for e in errors), (number, errors)
     assert errors[-1] == "error: 4 bad line(s); nothing was imported"
     assert (_count(initialized), _count(initialized, Prompt), _files(settings.media_dir)) == before
+
+
+def _noise_manifest(folder, model: str, prompt_ids: list[str], seed: int) -> list[str]:
+    """One incompressible ~1 MB PNG per prompt for `model`, and the manifest lines naming them."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    folder.mkdir(exist_ok=True)
+    lines = []
+    for i, prompt_id in enumerate(prompt_ids):
+        name = f"{model}-{i}.png"
+        Image.fromarray(rng.integers(0, 256, (600, 600, 3), dtype=np.uint8)).save(folder / name, "PNG")
+        lines.append(json.dumps({"model": model, "image": name, "prompt_id": prompt_id}))
+    return lines
+
+
+def _import_peak(session, lines, folder, settings) -> int:
+    """Peak bytes the Python heap held during one import (the images' bytes objects are counted)."""
+    import tracemalloc
+
+    from arena.media import MediaStore
+    from arena.outputs_import import import_outputs
+    from prompts_taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    tracemalloc.start()
+    try:
+        report = import_outputs(
+            session, lines, base_dir=folder, store=MediaStore(settings.media_dir), taxonomy=taxonomy,
+            media_dir=settings.media_dir, threshold=settings.near_duplicate_threshold,
+            max_chars=settings.max_prompt_chars, source="memory-test",
+        )  # fmt: skip
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.added == len(lines)
+    return peak
+
+
+def test_an_import_streams_its_images_so_memory_stays_flat_in_the_batch_size(initialized, settings, tmp_path):
+    """An import used to hold every image until the end (30 x 20 MB: 840 MB); now each is read, checked and
+    stored one at a time, so three times the lines take no more memory than one image more."""
+    with Session(initialized) as session:
+        sync_registry(session, parse_registry(MODELS))
+        ids = session.exec(
+            select(Prompt.id).where(Prompt.modality == "text_to_image").order_by(Prompt.id).limit(12)
+        ).all()
+    small = _noise_manifest(tmp_path / "small", "team-a", ids[:3], seed=1)
+    large = _noise_manifest(tmp_path / "large", "team-b", ids[3:12], seed=2)
+    size = (tmp_path / "small" / "team-a-0.png").stat().st_size
+    assert size > 1_000_000
+    with Session(initialized) as session:
+        peak_small = _import_peak(session, small, tmp_path / "small", settings)
+    with Session(initialized) as session:
+        peak_large = _import_peak(session, large, tmp_path / "large", settings)
+    # Holding the images would add 6 images' bytes (twice: the file and its normalized copy) for 6 more lines.
+    assert peak_large - peak_small < size, (peak_small, peak_large, size)
+
+
+def test_a_restored_prompt_takes_new_imported_images_but_never_its_published_ones(
+    initialized, settings, tmp_path
+):
+    from arena import prompt_admin
+    from arena.media import MediaStore
+    from arena.outputs_import import import_outputs
+    from arena.pool import ImportFailed
+    from arena.voting.pool import PoolCache
+    from prompts_taxonomy import load_taxonomy
+
+    with Session(initialized) as session:
+        sync_registry(session, parse_registry(MODELS))
+        target = session.exec(
+            select(Prompt.id).where(Prompt.modality == "text_to_image").order_by(Prompt.id)
+        ).first()
+    first = _noise_manifest(tmp_path / "first", "team-a", [target], 1) + _noise_manifest(
+        tmp_path / "first", "team-b", [target], 2
+    )
+    second = _noise_manifest(tmp_path / "second", "team-a", [target], 3) + _noise_manifest(
+        tmp_path / "second", "team-b", [target], 4
+    )
+
+    def load(lines, folder):
+        with Session(initialized) as session:
+            return import_outputs(
+                session, lines, base_dir=folder, store=MediaStore(settings.media_dir), taxonomy=load_taxonomy(),
+                media_dir=settings.media_dir, threshold=settings.near_duplicate_threshold,
+                max_chars=settings.max_prompt_chars, source="restore-test",
+            )  # fmt: skip
+
+    assert load(first, tmp_path / "first").added == 2
+    prompt_admin.set_status(initialized, target, retire=True, reason="r", actor="t")
+    assert load(first, tmp_path / "first").unchanged == 2  # a re-import of a retired prompt changes nothing
+    prompt_admin.set_status(initialized, target, retire=False, reason="r", actor="t")
+    with pytest.raises(ImportFailed, match="published with its model's name"):
+        load(first, tmp_path / "first")
+    assert target not in PoolCache(initialized).load("text_to_image").prompts
+    assert load(second, tmp_path / "second").added == 2
+    pool = PoolCache(initialized).load("text_to_image")
+    assert target in pool.prompts and len(pool.outputs[target]) == 2
+    assert _count(initialized) == 4
