@@ -48,7 +48,8 @@ then, among the pairs that satisfy them, the global balance rules:
    (at most floor(3 x 200 / P) of them, at least 1); checked against the modality's last 199 matchups, so
    every window of 200 that ends with the new matchup holds;
 4. model share: a model whose share of those last 199 matchups is above `model_share_cap` (ARENA_MODEL_SHARE_
-   FACTOR times the uniform share 2 / M, since each matchup shows two of the M models) is left out.
+   FACTOR times the uniform share 2 / M, since each matchup shows two of the M models) is left out; while
+   fewer than 199 have been served the share is still of 199, so a new arena is not held to a few matchups.
 
 Both windows are counted live: from the matchups table on every serve, plus the picks of this process not yet
 committed (arena.voting.inflight), so each served matchup moves them at once, in every process. The rules are
@@ -245,9 +246,11 @@ def model_share_cap(n_models: int, factor: float) -> float:
     return min(1.0, factor * 2.0 / max(n_models, 2))
 
 
-def window_shares(window: Mapping[Pair, int]) -> dict[str, float]:
-    """Each model's share of the matchups counted in `window` (pair -> matchups): the fraction it appears in."""
-    total = sum(window.values())
+def window_shares(window: Mapping[Pair, int], size: int = WINDOW - 1) -> dict[str, float]:
+    """Each model's share of the matchups counted in `window` (pair -> matchups): the fraction it appears in, of
+    `size` matchups while the window holds fewer (so, like the window cap, a count: on a new arena a model's
+    first matchups do not put it over the cap)."""
+    total = max(sum(window.values()), size)
     if total <= 0:
         return {}
     counts: dict[str, int] = {}

@@ -36,6 +36,9 @@ from arena.settings import Settings
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry
 
 TARGET_TAU = 0.9
+SHARE_FACTOR = float(
+    Settings.model_fields["model_share_factor"].default
+)  # ARENA_MODEL_SHARE_FACTOR's default
 
 
 def _standings(models, a, b, outcome) -> dict[str, Standing]:
@@ -85,7 +88,7 @@ def tau_curve(
     batch: int,
     max_votes: int,
     session: int = 20,
-    share_factor: float = 1.5,
+    share_factor: float = SHARE_FACTOR,
 ) -> np.ndarray:
     """Kendall tau between the fitted and the true ratings after every `batch` votes, up to `max_votes`."""
     rng = np.random.default_rng(seed)
@@ -198,7 +201,7 @@ def main() -> None:
     parser.add_argument(
         "--share-factor",
         type=float,
-        default=Settings.model_fields["model_share_factor"].default,
+        default=SHARE_FACTOR,
         help="model share cap as a multiple of the uniform share (rules arm; ARENA_MODEL_SHARE_FACTOR)",
     )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
