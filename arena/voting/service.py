@@ -157,8 +157,8 @@ class ArenaService:
         which the session's own rules hold, then one on which every variety rule holds, then one with outputs
         this voter has not voted on. The model shares the cap reads are those of `recent`'s window (live)."""
         n_pairs = pool.n_pairs
-        shares = window_shares(recent.window)
         max_share = model_share_cap(pool.n_models, self.settings.model_share_factor)
+        shares = window_shares(recent.window) if max_share < 1.0 else {}  # a cap of 1 never binds
         best: tuple[tuple[bool, bool, bool], str, dict[str, ServedOutput]] | None = None
         for _ in range(PROMPT_TRIES):
             _, prompt_id = sample_prompt(pool.cells, rng)
