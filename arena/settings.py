@@ -77,12 +77,11 @@ class Settings(BaseSettings):
         description="Comma-separated proxy addresses whose X-Forwarded-For is trusted for the client address.",
     )
     model_share_factor: float = Field(
-        default=3.0,
+        default=1.5,
         gt=1,
         description="Matchmaking leaves out a model whose share of the last 199 matchups is above this many times "
-        "the uniform share 2 / M (M active models; each matchup shows two), as the window cap holds a pair to 3x "
-        "its uniform share. Above 1: at 1 the cap is the average share itself, so about half the models are "
-        "always over it.",
+        "the uniform share 2 / M (M active models; each matchup shows two). Above 1: at 1 the cap is the average "
+        "share itself, so about half the models are always over it.",
     )
     max_model_share: float | None = Field(
         default=None,
@@ -248,7 +247,7 @@ class Settings(BaseSettings):
         if value is not None:
             raise ValueError(
                 "removed; set ARENA_MODEL_SHARE_FACTOR instead (the cap as a multiple of the uniform share 2 / M, "
-                "default 3: 0.5 with 12 models)"
+                "default 1.5: 0.5 with 6 models, as the old setting)"
             )
         return None
 
