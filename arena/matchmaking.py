@@ -28,27 +28,40 @@ and undid the plan in the bench.) Without ratings (no snapshot yet) the older pe
 
 Fairness: the plan can concentrate hard once most of the order is settled (in the demo's six-model field after
 1,500 votes it puts nearly all of the next votes on the one pair 23 Elo apart). What bounds how often voters see
-the same models is the share cap: a model whose share of recent matchups exceeds it is left out while at least
-two others remain. Planned and actual shares are both in the operators' audit (GET /api/v1/admin/sampling).
-A larger floor would spread votes more evenly but cost most of the gain: mixing 9% uniform pairs into the plan
-dropped the bench from 1.16x / 1.43x to 1.08x / 1.30x (100 / 200 Elo spreads), 25% to 1.03x / 1.27x.
+the same models is the window cap on pairs and the per-model share cap below. Planned and actual shares are both
+in the operators' audit (GET /api/v1/admin/sampling). A larger floor would spread votes more evenly but cost most
+of the gain: mixing 9% uniform pairs into the plan dropped the bench from 1.16x / 1.43x to 1.08x / 1.30x
+(100 / 200 Elo spreads), 25% to 1.03x / 1.27x.
 
 Variety rules (blindness before efficiency). A voter who sees the same two models again after a reveal knows
 which look belongs to which model, and every later vote of theirs on that pair is no longer blind; a plan that
 puts most votes on one pair also makes the arena boring. So the plan only weighs the pairs these rules allow,
-with P the number of pairs of the modality's active models:
+with M the modality's active models and P = M(M - 1) / 2 their pairs. First the session's own rules:
 
-1. window cap: no pair gets more than 3x the uniform pair share of the matchups served in any window of 200
+1. no repeat: a session never gets a pair it got within its last min(5, P - 1) matchups;
+2. variety: over a session's first 20 matchups it sees at least min(P, 10) distinct pairs (a new pair is
+   required as soon as the matchups left in the first 20 are only just enough to reach the count);
+
+then, among the pairs that satisfy them, the global balance rules:
+
+3. window cap: no pair gets more than 3x the uniform pair share of the matchups served in any window of 200
    (at most floor(3 x 200 / P) of them, at least 1); checked against the modality's last 199 matchups, so
    every window of 200 that ends with the new matchup holds;
-2. the per-model share cap (ARENA_MAX_MODEL_SHARE) and the new-model boost, as before;
-3. no repeat: a session never gets a pair it got within its last min(5, P - 1) matchups;
-4. variety: over a session's first 20 matchups it sees at least min(P, 10) distinct pairs (a new pair is
-   required as soon as the matchups left in the first 20 are only just enough to reach the count).
+4. model share: a model whose share of those last 199 matchups is above `model_share_cap` (ARENA_MODEL_SHARE_
+   FACTOR times the uniform share 2 / M, since each matchup shows two of the M models) is left out; while
+   fewer than 199 have been served the share is still of 199, so a new arena is not held to a few matchups.
 
-Each rule applies while another pair remains possible: the rules are applied in this order and a rule that
-would leave no pair for the prompt is dropped (the service first tries other prompts on which every rule
-holds). The cost in votes is in the bench table (README).
+Both windows are counted live: from the matchups table on every serve, plus the picks of this process not yet
+committed (arena.voting.inflight), so each served matchup moves them at once, in every process. The rules are
+applied in this order, each among the pairs the earlier ones left, and a rule that would leave no pair for the
+prompt is skipped (the service first tries other prompts on which every rule holds): so the session rules are
+never dropped while any pair of the prompt satisfies both, and the global rules choose only among those pairs.
+On a prompt with every model's output the session rules always leave a pair; the window cap can then still be
+forced to yield only with 4 or 5 models (P = 6 or 10: a session may be left a single pair, which many
+one-matchup sessions on the plan's favourite may have brought to the cap); from P = 15 up, fewer pairs can be at
+the cap than a session is allowed. (The rules were once ordered
+the other way, global first: with 4 models and a cap of 0.5, the uniform share itself, the share rule left one
+pair and voters got it 20 times in a row.) The cost in votes is in the bench table (README).
 """
 
 from __future__ import annotations
@@ -227,10 +240,34 @@ def window_cap(n_pairs: int) -> int:
     return max(1, math.floor(WINDOW_CAP_FACTOR * WINDOW / max(n_pairs, 1)))
 
 
+def model_share_cap(n_models: int, factor: float) -> float:
+    """The most a model's share of recent matchups may be: `factor` times the uniform share 2 / M (each matchup
+    shows two of the M models), at most 1."""
+    return min(1.0, factor * 2.0 / max(n_models, 2))
+
+
+def window_shares(window: Mapping[Pair, int], size: int = WINDOW - 1) -> dict[str, float]:
+    """Each model's share of the matchups counted in `window` (pair -> matchups): the fraction it appears in, of
+    `size` matchups while the window holds fewer (so, like the window cap, a count: on a new arena a model's
+    first matchups do not put it over the cap)."""
+    total = max(sum(window.values()), size)
+    if total <= 0:
+        return {}
+    counts: dict[str, int] = {}
+    for (a, b), n in window.items():
+        counts[a] = counts.get(a, 0) + n
+        counts[b] = counts.get(b, 0) + n
+    return {model: n / total for model, n in counts.items()}
+
+
+SESSION_RULES = ("no_repeat", "variety")
+
+
 def rule_checks(
     n_pairs: int, recent: Recent, shares: Mapping[str, float], max_share: float
 ) -> list[tuple[str, Callable[[Pair], bool]]]:
-    """The variety rules and the share cap in priority order, each as (name, does this pair pass)."""
+    """The variety rules in priority order, each as (name, does this pair pass): the session's own rules
+    (`SESSION_RULES`), then the window cap and the model share cap."""
     cap = window_cap(n_pairs)
     span = min(NO_REPEAT, n_pairs - 1)
     last = set(list(recent.session_last)[-span:]) if span > 0 else set()
@@ -239,10 +276,10 @@ def rule_checks(
     left = FIRST_MATCHUPS - recent.session_served
     must_be_new = 0 < left <= needed
     return [
-        ("window_cap", lambda p: recent.window.get(p, 0) < cap),
-        ("model_share", lambda p: shares.get(p[0], 0.0) <= max_share and shares.get(p[1], 0.0) <= max_share),
         ("no_repeat", lambda p: p not in last),
         ("variety", lambda p: not must_be_new or p not in seen),
+        ("window_cap", lambda p: recent.window.get(p, 0) < cap),
+        ("model_share", lambda p: shares.get(p[0], 0.0) <= max_share and shares.get(p[1], 0.0) <= max_share),
     ]
 
 
@@ -254,9 +291,12 @@ def apply_rules(
     max_share: float = 1.0,
 ) -> tuple[list[Pair], list[str]]:
     """The pairs that pass the rules in priority order, and the names of rules dropped because they would
-    have left no pair."""
+    have left no pair. `shares` are the models' shares the cap reads; by default those of `recent.window`."""
+    recent = recent or Recent({})
+    if shares is None:
+        shares = window_shares(recent.window) if max_share < 1.0 else {}
     kept, dropped = list(pairs), []
-    for name, passes in rule_checks(n_pairs, recent or Recent({}), shares or {}, max_share):
+    for name, passes in rule_checks(n_pairs, recent, shares, max_share):
         narrowed = [p for p in kept if passes(p)]
         if narrowed:
             kept = narrowed
@@ -301,8 +341,8 @@ def choose_pair(
     n_pairs: int | None = None,
 ) -> tuple[str, str]:
     """Two distinct models drawn by the vote plan (or by `pair_weight` without one) among the pairs the rules
-    allow (`apply_rules`; `n_pairs` is the modality's pair count, default: the candidates'), in random
-    left/right order."""
+    allow (`apply_rules`; `n_pairs` is the modality's pair count, default: the candidates'; `shares` default to
+    those of `recent.window`, `max_share` to no cap), in random left/right order."""
     models = sorted(set(candidates))
     if len(models) < 2:
         raise ValueError("fewer than two models to pair")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DB_FILE = Path("var") / "arena.db"
@@ -76,8 +76,17 @@ class Settings(BaseSettings):
         default="",
         description="Comma-separated proxy addresses whose X-Forwarded-For is trusted for the client address.",
     )
-    max_model_share: float = Field(
-        default=0.5, gt=0, le=1, description="No model appears in more than this share of recent matchups."
+    model_share_factor: float = Field(
+        default=1.5,
+        gt=1,
+        description="Matchmaking leaves out a model whose share of the last 199 matchups is above this many times "
+        "the uniform share 2 / M (M active models; each matchup shows two). Above 1: at 1 the cap is the average "
+        "share itself, so about half the models are always over it.",
+    )
+    max_model_share: float | None = Field(
+        default=None,
+        description="Removed: replaced by ARENA_MODEL_SHARE_FACTOR (a fixed share was the uniform share itself "
+        "with 4 models). Setting it is refused, so a deployment does not silently lose its cap.",
     )
     new_model_half_width: float = Field(
         default=60.0,
@@ -249,6 +258,16 @@ class Settings(BaseSettings):
         le=24 * 30,
         description="A console sign-in expires after this many hours (sign-out ends it at once).",
     )
+
+    @field_validator("max_model_share")
+    @classmethod
+    def _removed(cls, value: float | None) -> None:
+        if value is not None:
+            raise ValueError(
+                "removed; set ARENA_MODEL_SHARE_FACTOR instead (the cap as a multiple of the uniform share 2 / M, "
+                "default 1.5: 0.5 with 6 models, as the old setting)"
+            )
+        return None
 
     @property
     def is_sqlite(self) -> bool:

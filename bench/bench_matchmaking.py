@@ -5,7 +5,8 @@ The votes-to-target is read where the tau curve averaged over seeds first reache
 per seed is too noisy to compare). Goal: the rule needs at least 1.5x fewer votes. Prints a table; not a test.
 
 Three arms: uniform pairs; the vote plan alone; and the plan with the variety rules in force (the arena's
-matchmaking: window cap, per-session no-repeat and variety; voters come in sessions of `--session` matchups).
+matchmaking: per-session no-repeat and variety, then the window cap and the model share cap at `--share-factor`
+times the uniform share; voters come in sessions of `--session` matchups).
 
     python bench/bench_matchmaking.py [--models 20] [--seeds 48] [--batch 200] [--spreads 100,150,200,300]
 """
@@ -26,13 +27,18 @@ from arena.matchmaking import (
     Standing,
     choose_pair,
     expected_misorders,
+    model_share_cap,
     pair_key,
     plan_votes,
     uniform_pair,
 )
+from arena.settings import Settings
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry
 
 TARGET_TAU = 0.9
+SHARE_FACTOR = float(
+    Settings.model_fields["model_share_factor"].default
+)  # ARENA_MODEL_SHARE_FACTOR's default
 
 
 def _standings(models, a, b, outcome) -> dict[str, Standing]:
@@ -76,7 +82,13 @@ def _marginal_se(theta: np.ndarray, counts) -> np.ndarray:
 
 
 def tau_curve(
-    rule: str, truth: np.ndarray, seed: int, batch: int, max_votes: int, session: int = 20
+    rule: str,
+    truth: np.ndarray,
+    seed: int,
+    batch: int,
+    max_votes: int,
+    session: int = 20,
+    share_factor: float = SHARE_FACTOR,
 ) -> np.ndarray:
     """Kendall tau between the fitted and the true ratings after every `batch` votes, up to `max_votes`."""
     rng = np.random.default_rng(seed)
@@ -91,6 +103,7 @@ def tau_curve(
     taus = []
     history = History()
     n_pairs = len(models) * (len(models) - 1) // 2
+    max_share = model_share_cap(len(models), share_factor)
     while len(a) < max_votes:
         for _ in range(batch):
             if rule == "uniform":
@@ -101,7 +114,14 @@ def tau_curve(
                 voter = f"s{len(a) // session}"
                 recent = history.recent(voter)
                 x, y = choose_pair(
-                    models, standings, rng, new_half_width=60.0, plan=plan, recent=recent, n_pairs=n_pairs
+                    models,
+                    standings,
+                    rng,
+                    new_half_width=60.0,
+                    plan=plan,
+                    recent=recent,
+                    n_pairs=n_pairs,
+                    max_share=max_share,  # of the shares in `recent.window`, as the service reads them
                 )
                 history.record(voter, x, y)
             if rng.random() < 0.10:
@@ -151,7 +171,7 @@ def static_bound(truth: np.ndarray) -> float:
     return float(np.exp(brentq(uniform, 3, 17) - brentq(planned, 3, 17)))
 
 
-def _one_seed(job: tuple[str, np.ndarray, int, int, int, int]) -> np.ndarray:
+def _one_seed(job: tuple[str, np.ndarray, int, int, int, int, float]) -> np.ndarray:
     return tau_curve(*job)
 
 
@@ -178,6 +198,12 @@ def main() -> None:
     )
     parser.add_argument("--arms", default="uniform,plan,rules", help="which of uniform,plan,rules to run")
     parser.add_argument("--session", type=int, default=20, help="matchups per voter session (rules arm)")
+    parser.add_argument(
+        "--share-factor",
+        type=float,
+        default=SHARE_FACTOR,
+        help="model share cap as a multiple of the uniform share (rules arm; ARENA_MODEL_SHARE_FACTOR)",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -198,6 +224,7 @@ def main() -> None:
                         args.batch,
                         args.max_votes,
                         args.session,
+                        args.share_factor,
                     )
                     for seed in range(args.seeds)
                 ]
@@ -214,7 +241,8 @@ def main() -> None:
                 f"| {low:.2f}-{high:.2f}x | {bound:.2f}x |"
             )
     print(
-        f"\n{args.models} models, {args.seeds} seeds per spread, refit every {args.batch} votes, 10% ties; "
+        f"\n{args.models} models, {args.seeds} seeds per spread, refit every {args.batch} votes, 10% ties, "
+        f"model share factor {args.share_factor:g}; "
         f"goal: ratio >= 1.5x  [{time.perf_counter() - started:.0f}s]"
     )
 

@@ -1,7 +1,8 @@
 """What matchmaking reads on every request, cached in memory and refreshed every few seconds: prompts with at
 least two unpublished outputs (`arena.publication`) grouped by cell, the outputs per prompt, current standings,
-shares and the vote plan (computed here, once per refresh, from the latest snapshot's ratings and the votes cast
-per pair).
+the models' shares of the last 2,000 matchups (for the audits; the share cap reads live counts, see
+arena.matchmaking) and the vote plan (computed here, once per refresh, from the latest snapshot's ratings and the
+votes cast per pair).
 
 Refreshes happen off the request path: a request that finds its pool stale is served the pool it has while
 one background thread per modality rebuilds it (never two at once). Votes cast per pair are counted
@@ -63,10 +64,11 @@ class ModalityPool:
     outputs: dict[str, list[ServedOutput]] = field(default_factory=dict)
     cells: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     standings: dict[str, Standing] = field(default_factory=dict)
-    shares: dict[str, float] = field(default_factory=dict)
+    shares: dict[str, float] = field(default_factory=dict)  # of the last SHARE_WINDOW matchups, for audits
     models: dict[str, Model] = field(default_factory=dict)
     plan: dict[Pair, float] = field(default_factory=dict)
-    n_pairs: int = 0  # pairs of the models with a servable output (counted once per load, not per serve)
+    n_models: int = 0  # models with a servable output (counted once per load, not per serve)
+    n_pairs: int = 0  # their pairs
     plan_version: int | None = None  # the shared plan's version (None: computed by this process alone)
 
 
@@ -295,7 +297,7 @@ class PoolCache:
             total = sum(counts.values()) / 2.0
             pool.shares = {slug: n / total for slug, n in counts.items()} if total else {}
         n_models = len({o.model_slug for outs in pool.outputs.values() for o in outs})
-        pool.n_pairs = n_models * (n_models - 1) // 2
+        pool.n_models, pool.n_pairs = n_models, n_models * (n_models - 1) // 2
         rated = {slug: s.rating for slug, s in pool.standings.items() if slug in pool.models}
 
         def compute() -> dict[Pair, float]:

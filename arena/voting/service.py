@@ -24,11 +24,14 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from arena.db.engine import SQLITE_BUSY_TIMEOUT_MS
 from arena.db.tables import Matchup, Output, Prompt, Vote
 from arena.matchmaking import (
+    SESSION_RULES,
     Pair,
     Recent,
     apply_rules,
     choose_pair,
+    model_share_cap,
     pair_key,
+    window_shares,
 )
 from arena.observability import MATCHUPS, VOTES
 from arena.settings import Settings
@@ -150,10 +153,13 @@ class ArenaService:
     def _pick(
         self, pool: ModalityPool, seen: set[int], recent: Recent, rng: np.random.Generator
     ) -> tuple[str, dict[str, ServedOutput], tuple[str, str]]:
-        """A prompt by the uniform cell sampler and two of its models by the vote plan, preferring a prompt
-        with outputs this voter has not voted on and on which every variety rule can hold."""
+        """A prompt by the uniform cell sampler and two of its models by the vote plan, preferring a prompt on
+        which the session's own rules hold, then one on which every variety rule holds, then one with outputs
+        this voter has not voted on. The model shares the cap reads are those of `recent`'s window (live)."""
         n_pairs = pool.n_pairs
-        best: tuple[tuple[bool, bool], str, dict[str, ServedOutput]] | None = None
+        max_share = model_share_cap(pool.n_models, self.settings.model_share_factor)
+        shares = window_shares(recent.window) if max_share < 1.0 else {}  # a cap of 1 never binds
+        best: tuple[tuple[bool, bool, bool], str, dict[str, ServedOutput]] | None = None
         for _ in range(PROMPT_TRIES):
             _, prompt_id = sample_prompt(pool.cells, rng)
             outputs = pool.outputs[prompt_id]
@@ -164,11 +170,11 @@ class ArenaService:
                 by_model.setdefault(o.model_slug, o)
             models = sorted(by_model)
             pairs = [(x, y) for i, x in enumerate(models) for y in models[i + 1 :]]
-            _, dropped = apply_rules(pairs, n_pairs, recent, pool.shares, self.settings.max_model_share)
-            score = (not dropped, is_fresh)
+            _, dropped = apply_rules(pairs, n_pairs, recent, shares, max_share)
+            score = (not any(rule in dropped for rule in SESSION_RULES), not dropped, is_fresh)
             if best is None or score > best[0]:
                 best = (score, prompt_id, by_model)
-            if score == (True, True):
+            if score == (True, True, True):
                 break
         assert best is not None
         _, prompt_id, by_model = best
@@ -177,8 +183,8 @@ class ArenaService:
             pool.standings,
             rng,
             new_half_width=self.settings.new_model_half_width,
-            shares=pool.shares,
-            max_share=self.settings.max_model_share,
+            shares=shares,
+            max_share=max_share,
             plan=pool.plan,
             recent=recent,
             n_pairs=n_pairs,

@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel
 
 from arena.db.migrate import current_revision
-from arena.matchmaking import WINDOW, window_cap
+from arena.matchmaking import WINDOW, model_share_cap, window_cap, window_shares
 from arena.pool import coverage
 from arena.voting.pool import SHARE_WINDOW
 from arena.voting.service import served_pairs
@@ -93,17 +93,24 @@ def sampling_audit(
         raise HTTPException(404, f"unknown modality '{modality}'")
     pool = request.app.state.pool.load(modality)
     settings = request.app.state.settings
+    with request.app.state.engine.connect() as conn:
+        recent = served_pairs(conn, modality, SHARE_WINDOW)
+    live = window_shares(Counter(recent[: WINDOW - 1]))  # what the share cap reads on the next serve
+    max_share = model_share_cap(pool.n_models, settings.model_share_factor)
     return {
         "modality": modality,
         "window": SHARE_WINDOW,
-        "max_share": settings.max_model_share,
+        "share_window": WINDOW - 1,
+        "model_share_factor": settings.model_share_factor,
+        "max_share": round(max_share, 4),
         "new_model_half_width": settings.new_model_half_width,
-        "pairs": _pair_audit(request, modality, pool.plan, len(pool.models)),
+        "pairs": _pair_audit(recent, pool.plan, pool.n_models),
         "models": [
             {
                 "model": slug,
                 "share": round(pool.shares.get(slug, 0.0), 4),
-                "capped": pool.shares.get(slug, 0.0) > settings.max_model_share,
+                "window_share": round(live.get(slug, 0.0), 4),
+                "capped": live.get(slug, 0.0) > max_share,
                 "rating": pool.standings[slug].rating if slug in pool.standings else None,
                 "half_width": pool.standings[slug].half_width if slug in pool.standings else None,
                 "planned_share": round(sum(v for pair, v in pool.plan.items() if slug in pair), 4),
@@ -116,11 +123,9 @@ def sampling_audit(
     }
 
 
-def _pair_audit(request: Request, modality: str, plan: dict, n_models: int) -> dict[str, Any]:
-    """Realised pair shares of the last WINDOW and SHARE_WINDOW matchups next to the planned shares, and the
-    window cap each pair is held to (arena.matchmaking's variety rules)."""
-    with request.app.state.engine.connect() as conn:
-        recent = served_pairs(conn, modality, SHARE_WINDOW)
+def _pair_audit(recent: list[tuple[str, str]], plan: dict, n_models: int) -> dict[str, Any]:
+    """Realised pair shares of the last WINDOW and SHARE_WINDOW matchups (`recent`, newest first) next to the
+    planned shares, and the window cap each pair is held to (arena.matchmaking's variety rules)."""
     n_pairs = n_models * (n_models - 1) // 2
     last = Counter(recent[:WINDOW])
     longer = Counter(recent)

@@ -75,6 +75,52 @@ def test_two_thousand_served_matchups_keep_the_window_cap_and_the_session_rules(
     assert 0.15 < favoured <= 0.2  # the plan still gets its way, up to the cap
 
 
+class StalePool(OnePairPlan):
+    """A pool that never refreshes (as if its 15 s had not passed), whose plan wants (model-0, model-1)."""
+
+    favoured = ("model-0", "model-1")
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine, ttl=3600.0)
+
+    def load(self, modality: str) -> ModalityPool:
+        pool = super().load(modality)
+        pool.plan = dict.fromkeys(pool.plan, 0.0) | {self.favoured: 1.0}
+        return pool
+
+
+def test_model_shares_are_counted_live_in_every_process(settings, initialized):
+    """Issue 24: the share cap read the pool's shares, up to 15 s old, while every matchup moves them. Two
+    services (two server processes) over one database, pools never refreshed, a plan that wants one pair, and
+    one-matchup sessions (so no session rule binds): each serve must see every matchup served before it, by
+    either process, and keep model-0 at the cap (1.1 x 2 / 4 = 0.55 of the last 199 matchups)."""
+    build_demo_field(settings, initialized, models=4, prompts=4)
+    settings = settings.model_copy(update={"model_share_factor": 1.1})
+    services = [
+        ArenaService(initialized, settings, load_taxonomy(), pool=StalePool(initialized)) for _ in range(2)
+    ]
+    for service in services:  # both pools loaded before any matchup: they hold the shares of an empty window
+        service.pool.get("text_to_image")
+    rng = np.random.default_rng(3)
+    now = utcnow()
+    for k in range(400):
+        services[k % 2].serve_matchup(
+            Voter(f"one-{k}"), "text_to_image", rng, now + timedelta(milliseconds=k)
+        )
+    served, _ = _served(initialized)
+    assert all(service.pool.refreshes == 1 for service in services)  # each loaded its pool once, at the start
+    models = [f"model-{i}" for i in range(4)]
+    for k in range(199, 400):
+        before = served[k - 199 : k]
+        shares = {m: sum(1 for p in before if m in p) / 199 for m in models}
+        if shares["model-0"] > 0.55 and sum(1 for m in models if shares[m] <= 0.55) >= 2:
+            assert "model-0" not in served[k], (k, shares)
+    last = served[200:]
+    assert sum(1 for p in last if "model-0" in p) / 200 <= 0.57
+    # Without the cap the plan's pair would fill the window cap (99 of 199) and model-0 would be in ~70%.
+    assert sum(1 for p in last if set(p) == set(StalePool.favoured)) / 200 > 0.3
+
+
 def test_the_sampling_audit_shows_realised_pair_shares_beside_planned_ones(voter_world):
     client, engine = voter_world
     for _ in range(12):

@@ -196,7 +196,13 @@ def test_operators_see_each_models_share_of_matchups(voter, world):
     shares = {m["model"]: m["share"] for m in audit["models"]}
     assert set(shares) == {"model-0", "model-1", "model-2", "model-3"}
     assert abs(sum(shares.values()) - 2.0) < 1e-3  # every matchup has two models (shares rounded to 4 places)
-    assert audit["max_share"] == 0.5
+    # the cap is relative to the uniform share: 1.5 x 2 / 4 models
+    assert audit["model_share_factor"] == 1.5 and audit["max_share"] == 0.75
+    live = {m["model"]: m["window_share"] for m in audit["models"]}
+    assert (
+        abs(sum(live.values()) - 12 / 199) < 1e-3
+    )  # 6 matchups of the window of 199 (a count, not yet full)
+    assert not any(m["capped"] for m in audit["models"])
     assert {m["planned_share"] for m in audit["models"]} == {0.0}  # no snapshot yet, so no vote plan
 
 

@@ -10,13 +10,18 @@ from scipy.stats import chisquare, norm
 from arena.matchmaking import (
     NEW_MODEL_BOOST,
     PLAN_FLOOR,
+    Recent,
     Standing,
+    apply_rules,
     choose_pair,
     eligible_models,
     misorder_benefit,
+    model_share_cap,
     pair_weight,
     plan_votes,
+    window_shares,
 )
+from arena.voting.inflight import InFlight
 
 
 def test_close_pairs_outweigh_far_pairs_and_wide_intervals_outweigh_narrow_ones():
@@ -165,3 +170,34 @@ def test_the_share_cap_bounds_a_plan_that_wants_one_pair_only():
     assert share["e"] <= 0.53 and share["f"] <= 0.53  # held near the cap, not ~1.0
     assert share["e"] > 0.4  # ...and the plan still gets its way up to it
     assert min(share[m] for m in "abcd") > 0.1
+
+
+def test_the_model_share_cap_is_a_multiple_of_the_uniform_share():
+    # each matchup shows 2 of M models, so the uniform share is 2 / M; a fixed 0.5 was that share with 4 models
+    assert [model_share_cap(m, 1.5) for m in (2, 3, 4, 6, 20)] == pytest.approx([1.0, 1.0, 0.75, 0.5, 0.15])
+    assert model_share_cap(12, 3.0) == pytest.approx(0.5)
+
+
+def test_model_shares_are_read_live_from_the_window_the_rules_count():
+    window = {("a", "b"): 150, ("a", "c"): 49}
+    assert window_shares(window) == pytest.approx({"a": 1.0, "b": 150 / 199, "c": 49 / 199})
+    # while fewer than 199 matchups were served the share is still of 199: a count, as the window cap is
+    assert window_shares({("a", "b"): 3, ("a", "c"): 1}) == pytest.approx(
+        {"a": 4 / 199, "b": 3 / 199, "c": 1 / 199}
+    )
+    assert window_shares({("a", "b"): 3, ("a", "c"): 1}, size=0) == {"a": 1.0, "b": 0.75, "c": 0.25}
+    assert window_shares({}) == {}
+    pairs = [("a", "b"), ("a", "c"), ("b", "c")]
+    # without explicit shares the cap reads recent.window: "a" is in every matchup, so (b, c) is left
+    assert apply_rules(pairs, 3, Recent(window), max_share=0.9) == ([("b", "c")], [])
+    # a matchup picked but not committed moves them at once (four models, each just under 0.5 before the pick)
+    four = [(x, y) for i, x in enumerate("abcd") for y in "abcd"[i + 1 :]]
+    stored = Recent({("a", "b"): 99, ("c", "d"): 99})
+    assert apply_rules(four, 6, stored, max_share=0.5) == (four, [])
+    pending = InFlight()
+    pending.add("m1", "text_to_image", "someone", ("a", "c"))
+    merged = pending.merged(stored, "text_to_image", "me")
+    assert window_shares(merged.window) == pytest.approx(
+        {"a": 100 / 199, "b": 99 / 199, "c": 100 / 199, "d": 99 / 199}
+    )
+    assert apply_rules(four, 6, merged, max_share=0.5) == ([("b", "d")], [])

@@ -60,9 +60,17 @@ def test_a_rule_yields_only_when_no_other_pair_is_possible():
     # a prompt with only the two pairs just served: the no-repeat rule is dropped, and says so.
     kept, dropped = apply_rules(three[:2], 3, recent)
     assert kept == three[:2] and dropped == ["no_repeat"]
-    # the window cap comes before no-repeat: a pair at the cap stays out even if the other was just served.
+    # the session's own rules come before the window cap: the pair just served stays out even though the only
+    # other one is at the cap; the cap yields, and says so (issue 24: a global rule outranking no-repeat gave
+    # voters one pair 20 times in a row).
     recent = Recent({("a", "b"): window_cap(3)}, [("a", "c")], [("a", "c")], 1)
-    assert apply_rules(three[:2], 3, recent) == ([("a", "c")], ["no_repeat"])
+    assert apply_rules(three[:2], 3, recent) == ([("a", "b")], ["window_cap"])
+    # ...and so does the model share cap: "a" and "b" over it, the pair of the two is still the one served.
+    shares = {"a": 0.9, "b": 0.9, "c": 0.2}
+    assert apply_rules(three[:2], 3, recent, shares, 0.5) == ([("a", "b")], ["window_cap", "model_share"])
+    # among the pairs the session rules allow, the global rules still choose: "a" over the cap leaves (b, c).
+    fresh = Recent({}, [], [], 0)
+    assert apply_rules(three, 3, fresh, {"a": 0.9}, 0.5) == ([("b", "c")], [])
     # one model pair only: it is served (no rule can hold), never an error.
     rng = np.random.default_rng(0)
     history = History()
