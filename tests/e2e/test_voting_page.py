@@ -113,7 +113,7 @@ def test_on_a_phone_the_images_stack_and_the_buttons_fit(browser, live_world, wo
         assert page.locator("#img-left").evaluate("img => img.naturalWidth") == SIZE_CLASSES[0]
         page.tap("#side-left button.zoom")
         page.wait_for_function(
-            f"document.getElementById('lightbox-img').naturalWidth === {FULL_SIZE}", timeout=20_000
+            f"() => document.getElementById('lightbox-img').naturalWidth === {FULL_SIZE}", timeout=20_000
         )
         page.keyboard.press("Escape")
         page.tap("button[data-choice=right]")
