@@ -7,7 +7,7 @@ drives Debian's Chromium through Playwright: per device (a 390x844 phone at 3 de
 stores nothing) and records, per matchup, the time from asking for it (the click) to both images decoded and
 shown, and the bytes of its images (Resource Timing: transfer size, headers included). Prints medians.
 
-    python bench/bench_image_load.py [--matchups 7] [--prompts 6] [--profiles 4g,3g]
+    python bench/bench_image_load.py [--matchups 7] [--prompts 6] [--profiles 4g,3g] [--devices phone,desktop]
 """
 
 from __future__ import annotations
@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--matchups", type=int, default=7)
     parser.add_argument("--prompts", type=int, default=6)
     parser.add_argument("--profiles", default="4g,3g", help=f"comma-separated, of {', '.join(PROFILES)}")
+    parser.add_argument("--devices", default="phone,desktop", help="comma-separated name prefixes of DEVICES")
     args = parser.parse_args()
     profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
     unknown = [p for p in profiles if p not in PROFILES]
@@ -115,7 +116,10 @@ def main() -> None:
             print(
                 "device | link | image px (CSS px shown) | bytes per matchup | time to both images (median)"
             )
+            prefixes = tuple(d.strip() for d in args.devices.split(",") if d.strip())
             for name, device in DEVICES.items():
+                if not name.startswith(prefixes):
+                    continue
                 for profile in profiles:
                     r = measure(browser, base, device, PROFILES[profile], args.matchups)
                     print(

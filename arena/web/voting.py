@@ -189,10 +189,10 @@ def _size_class(size: int | None) -> int:
 
 
 async def _answer_image(started: float, data: bytes) -> Response:
-    """The image, answered on the next multiple of IMAGE_DEADLINE after `started`. Decoding the stored JPEG
-    takes longer for a detailed picture than for a flat one (about 10 to 25 ms at 1024 px here), so the
-    response time would say which model drew it; the deadline is above the work's usual time, so nearly every
-    answer takes exactly one deadline, and an overloaded server answers on a later multiple."""
+    """The image, answered on the next multiple of IMAGE_DEADLINE after `started`. The serve's work is the
+    same for every picture (`arena.served`: the decode is padded to a fixed CPU time, the rest does not depend
+    on the content); the deadline also hides the rest of the request's jitter, so nearly every answer takes
+    exactly one deadline, and an overloaded server answers on a later multiple."""
     elapsed = time.perf_counter() - started
     await asyncio.sleep(IMAGE_DEADLINE - elapsed % IMAGE_DEADLINE)
     return Response(data, media_type=MEDIA_TYPE, headers=IMAGE_HEADERS)
