@@ -22,7 +22,7 @@ from tests.support.anonymity import (
 )
 from tests.support.imported_world import build_imported_world
 
-WORLDS = {"sandbox": (build_world, 150, 4), "imported": (build_imported_world, 100, 4)}
+WORLDS = {"sandbox": (build_world, 150, 4), "imported": (build_imported_world, 150, 4)}
 
 
 @pytest.fixture

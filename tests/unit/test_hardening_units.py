@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from arena.media import normalize_image
-from arena.served import SIZE_CLASSES, encode_png, png_length, serve_variant
+from arena.served import SIZE_CLASSES, encode_png, png_length, scaled_pixels, serve_variant
 from arena.serving import proxy_options
 from arena.settings import Settings
 from arena.web.lb_api import csv_cell
@@ -47,10 +47,7 @@ def test_variants_of_a_flat_and_a_noisy_image_have_one_length_decode_and_never_r
     assert {len(v) for v in every} == {png_length(side)}
     assert len(set(every)) == 6
     for name, stored in (("flat", flat), ("noisy", noisy)):
-        master = np.asarray(
-            Image.open(io.BytesIO(stored)).convert("RGB").resize((side, side), Image.Resampling.LANCZOS),
-            np.int16,
-        )
+        master = scaled_pixels(stored, side).astype(np.int16)
         for v in variants[name]:
             with Image.open(io.BytesIO(v)) as image:
                 assert image.format == "PNG" and image.size == (side, side) and image.mode == "RGB"
