@@ -1,12 +1,13 @@
 """The media store: every served image is normalized and stored under an opaque random id.
 
-Normalization (what voters receive): decode with a pixel limit, apply the orientation tag, convert to sRGB
-using the embedded ICC profile, flatten transparency onto white, centre-crop to square and resize to
-1024x1024, then re-encode as baseline JPEG (quality 90, no chroma subsampling, so rendered text stays crisp)
-from bare pixels, so no metadata block of the original (EXIF, XMP, ICC, text chunks, C2PA manifests,
-comments) can survive. JPEG over WebP: the same quality encodes about 30x faster here (3 ms vs 100 ms for a
-1024x1024 image), which matters when a backfill normalizes thousands of outputs. The provider's original
-bytes are kept by content hash for audit, in a folder that no route serves.
+Normalization (the stored master: model pages show it as is; matchups serve it as an uncompressed PNG made
+per serve by `arena.served`, whose size and encoding say nothing about the picture): decode with a pixel
+limit, apply the orientation tag, convert to sRGB using the embedded ICC profile, flatten transparency onto
+white, centre-crop to square and resize to 1024x1024, then re-encode as baseline JPEG (quality 90, no chroma
+subsampling, so rendered text stays crisp) from bare pixels, so no metadata block of the original (EXIF, XMP,
+ICC, text chunks, C2PA manifests, comments) can survive. JPEG over WebP: the same quality encodes about 30x
+faster here (3 ms vs 100 ms for a 1024x1024 image), which matters when a backfill normalizes thousands of
+outputs. The provider's original bytes are kept by content hash for audit, in a folder that no route serves.
 """
 
 from __future__ import annotations

@@ -181,12 +181,6 @@ class Settings(BaseSettings):
         ge=0,
         description="Retirement reports list (use case x capability) cells left with fewer active prompts.",
     )
-    served_image_bytes: int = Field(
-        default=1_048_576,
-        ge=65_536,
-        description="Every matchup image is re-encoded per serve and padded to exactly this many bytes, so its "
-        "size does not name the model.",
-    )
     max_body_bytes: int = Field(
         default=65_536,
         ge=1024,

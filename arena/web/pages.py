@@ -10,6 +10,7 @@ from sqlmodel import func, select
 
 from arena.db.tables import Model, Output, Prompt
 from arena.pool import coverage
+from arena.served import SIZE_CLASSES
 from arena.web.deps import SessionDep, TaxonomyDep
 
 router = APIRouter(tags=["pages"])
@@ -30,6 +31,7 @@ def arena_page(request: Request, session: SessionDep, taxonomy: TaxonomyDep) -> 
             "totals": totals,
             "cells": [c for c in cells if c.modality == "text_to_image"],
             "preparing": demo_preparing(request, session),
+            "image_sizes": " ".join(map(str, SIZE_CLASSES)),
         },
     )
 

@@ -15,10 +15,11 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from arena.db.tables import ReferenceImage
-from arena.media import SERVED_MEDIA_TYPE, normalize_image
-from arena.served import serve_variant
+from arena.media import normalize_image
+from arena.served import FULL_SIZE, MEDIA_TYPE, SIZE_CLASSES, serve_variant
 from arena.voting.service import VoteError, Voter, WouldWait
 from arena.web.media import NO_STORE
 
@@ -171,31 +172,53 @@ async def vote(body: VoteRequest, request: Request) -> Response:
     return _json(await _run(request, _cast, request, body))
 
 
-#: Served matchup images are answered on multiples of this many seconds (see `matchup_image`).
-TIME_QUANTUM = 0.025
+#: Served matchup images (and edit references) are answered on multiples of this many seconds after the request
+#: arrived (see `_answer_image`).
+IMAGE_DEADLINE = 0.1
+#: Images must reach the browser as sent: no shared cache, and no proxy may compress or re-encode them (a
+#: compressed payload's size would track the picture, hence the model).
+IMAGE_HEADERS = {**NO_STORE, "Cache-Control": "no-store, no-transform"}
 
 
-@router.get("/img/{token}", include_in_schema=False)
-def matchup_image(token: str, request: Request) -> Response:
-    """One side of an open matchup, for the session it was served to, as a fresh per-serve variant of fixed
-    size; anything else (another session, after the vote, after expiry) is a 404."""
-    started = time.perf_counter()
+def _size_class(size: int | None) -> int:
+    if size is None:
+        return FULL_SIZE
+    if size not in SIZE_CLASSES:
+        raise HTTPException(422, f"size must be one of {', '.join(map(str, SIZE_CLASSES))}")
+    return size
+
+
+async def _answer_image(started: float, data: bytes) -> Response:
+    """The image, answered on the next multiple of IMAGE_DEADLINE after `started`. The serve's work is the
+    same for every picture (`arena.served`: the decode is padded to a fixed CPU time, the rest does not depend
+    on the content); the deadline also hides the rest of the request's jitter, so nearly every answer takes
+    exactly one deadline, and an overloaded server answers on a later multiple."""
+    elapsed = time.perf_counter() - started
+    await asyncio.sleep(IMAGE_DEADLINE - elapsed % IMAGE_DEADLINE)
+    return Response(data, media_type=MEDIA_TYPE, headers=IMAGE_HEADERS)
+
+
+def _matchup_image_bytes(request: Request, token: str, side: int) -> bytes:
     state = request.app.state
     media_id = state.arena.fetch_image(token, state.sessions.read(request), state.clock())
     path = state.media.served_path(media_id) if media_id else None
     if path is None:
         raise HTTPException(404, "no such image")
-    data = serve_variant(path.read_bytes(), state.settings.served_image_bytes)
-    # Re-encoding time depends on the picture, hence on the model (17.0 to 18.4 ms medians over the sandbox
-    # models): answer on a multiple of TIME_QUANTUM so the response time does not say which model drew it.
-    elapsed = time.perf_counter() - started
-    time.sleep(TIME_QUANTUM - elapsed % TIME_QUANTUM)
-    return Response(data, media_type=SERVED_MEDIA_TYPE, headers=NO_STORE)
+    return serve_variant(path.read_bytes(), side)
 
 
-@router.get("/api/v1/matchups/{matchup_id}/reference", include_in_schema=False)
-def matchup_reference(matchup_id: str, request: Request) -> Response:
-    """The normalized reference image of an edit matchup (same for both sides)."""
+@router.get("/img/{token}", include_in_schema=False)
+async def matchup_image(token: str, request: Request, size: int | None = None) -> Response:
+    """One side of an open matchup, for the session it was served to, as a fresh per-serve PNG whose length is
+    fixed by `size` (one of SIZE_CLASSES; 1024 without it); anything else (another session, after the vote,
+    after expiry) is a 404."""
+    started = time.perf_counter()
+    side = _size_class(size)
+    data = await run_in_threadpool(_matchup_image_bytes, request, token, side)
+    return await _answer_image(started, data)
+
+
+def _reference_bytes(request: Request, matchup_id: str, side: int) -> bytes:
     state = request.app.state
     ref_id = state.arena.reference_for(matchup_id, state.sessions.read(request))
     if ref_id is None:
@@ -207,4 +230,13 @@ def matchup_reference(matchup_id: str, request: Request) -> Response:
             if ref is None:
                 raise HTTPException(404, "no such image")
             cache[ref_id] = normalize_image((state.settings.media_dir / ref.path).read_bytes())
-    return Response(cache[ref_id], media_type=SERVED_MEDIA_TYPE, headers=NO_STORE)
+    return serve_variant(cache[ref_id], side)
+
+
+@router.get("/api/v1/matchups/{matchup_id}/reference", include_in_schema=False)
+async def matchup_reference(matchup_id: str, request: Request, size: int | None = None) -> Response:
+    """The reference image of an edit matchup (same for both sides), encoded like the outputs."""
+    started = time.perf_counter()
+    side = _size_class(size)
+    data = await run_in_threadpool(_reference_bytes, request, matchup_id, side)
+    return await _answer_image(started, data)

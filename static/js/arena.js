@@ -10,7 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const state = {
     modality: root.dataset.modality, matchup: null, nonce: null, voted: false, busy: false,
-    ready: false, count: 0, timer: null, shown: "left",
+    ready: false, count: 0, timer: null, shown: "left", size: 1024,
   };
   const LEDE = {
     text_to_image: "Two images made from the same prompt by two anonymous models. Pick the better one; the names are revealed after you vote.",
@@ -24,6 +24,22 @@
     state.ready = enabled;
     for (const b of root.querySelectorAll("button[data-choice]")) b.disabled = !enabled;
     root.classList.toggle("ready", enabled);
+  }
+
+  // Matchup images come in a few fixed sizes (arena/served.py). One is chosen per page layout and device, the
+  // smallest that covers 90% of the device pixels the image box shows, and used for every image of the matchup
+  // (both sides and the reference), never per model; the full-size view loads the largest.
+  const SIZES = (root.dataset.imageSizes || "1024").split(" ").map(Number);
+  const FULL = SIZES[SIZES.length - 1];
+  function sizeClass() {
+    const box = $("img-left").getBoundingClientRect().width || FULL;
+    const need = 0.9 * box * (window.devicePixelRatio || 1);
+    return SIZES.find((s) => s >= need) || FULL;
+  }
+  function sized(url, size) { return url + (url.includes("?") ? "&" : "?") + "size=" + size; }
+  function shownUrl(side) {
+    const m = state.matchup;
+    return sized(side === "reference" ? m.reference : m.images[side], state.size);
   }
 
   function loadImage(img, url) {
@@ -115,8 +131,9 @@
       state.matchup = m;
       showPrompt(m);
       window.scrollTo({ top: 0, behavior: "instant" });
-      const loads = [loadImage($("img-left"), m.images.left), loadImage($("img-right"), m.images.right)];
-      if (m.reference) loads.push(loadImage($("img-reference"), m.reference));
+      state.size = sizeClass();
+      const loads = [loadImage($("img-left"), shownUrl("left")), loadImage($("img-right"), shownUrl("right"))];
+      if (m.reference) loads.push(loadImage($("img-reference"), shownUrl("reference")));
       solveProofOfWork(m.challenge, m.difficulty).then((nonce) => {
         if (state.matchup === m) state.nonce = nonce;
       });
@@ -200,10 +217,20 @@
   // Full-size view: <dialog> traps focus and closes on Escape; the arrow keys (or buttons) flip images.
   const lightbox = $("lightbox");
   function showInLightbox(side) {
-    const src = $("img-" + side).src;
-    if (!src) return;
+    const shown = $("img-" + side).src;
+    if (!shown || !state.matchup) return;
     state.shown = side;
-    $("lightbox-img").src = src;
+    // The image already shown appears at once; the full-size one replaces it once it has loaded.
+    const before = side !== "reference" && $("side-" + side).classList.contains("before");
+    const source = side === "reference" || before ? state.matchup.reference : state.matchup.images[side];
+    const full = sized(source, FULL);
+    const big = $("lightbox-img");
+    big.src = shown;
+    if (state.size !== FULL) {
+      const probe = new Image();
+      probe.onload = () => { if (state.shown === side && lightbox.open) big.src = full; };
+      probe.src = full;
+    }
     $("lightbox-img").alt = side === "reference" ? "The reference image, full size" : "Image " + (side === "left" ? "A" : "B") + ", full size";
     $("lightbox-title").textContent = side === "reference" ? "Reference image" : "Image " + (side === "left" ? "A" : "B");
     for (const b of lightbox.querySelectorAll("[data-show]")) b.setAttribute("aria-pressed", String(b.dataset.show === side));
@@ -235,7 +262,7 @@
       const before = c.getAttribute("aria-pressed") !== "true";
       c.setAttribute("aria-pressed", String(before));
       c.textContent = before ? "Show after" : "Show before";
-      img.src = before ? state.matchup.reference : state.matchup.images[c.dataset.side];
+      img.src = shownUrl(before ? "reference" : c.dataset.side);
       root.querySelector("#side-" + c.dataset.side).classList.toggle("before", before);
     });
   }

@@ -72,7 +72,7 @@ def _phone(browser: Browser) -> Page:
 
 def _loaded(page: Page) -> None:
     page.wait_for_function(
-        "document.getElementById('img-right').naturalWidth === 1024 && "
+        "document.getElementById('img-right').naturalWidth > 0 && "
         "!document.getElementById('pair').classList.contains('loading')",
         timeout=20_000,
     )

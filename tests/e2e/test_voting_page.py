@@ -8,6 +8,7 @@ import pytest
 from sqlmodel import Session, func, select
 
 from arena.db.tables import Vote
+from arena.served import FULL_SIZE, SIZE_CLASSES
 
 pytestmark = pytest.mark.e2e
 
@@ -19,7 +20,11 @@ def _ready(page, frozen=None):
     assert (
         page.locator("#reveal-left").inner_text() == "" and page.locator("#reveal-right").inner_text() == ""
     )
-    assert page.locator("#img-left").evaluate("img => img.naturalWidth") == 1024
+    # One size class for the matchup (chosen from the layout and the device, never per side or model).
+    left, right = (
+        page.locator(f"#img-{side}").evaluate("img => img.naturalWidth") for side in ("left", "right")
+    )
+    assert left == right and left in SIZE_CLASSES
 
 
 def _revealed(page):
@@ -73,7 +78,10 @@ def test_editing_tab_shows_the_reference_image_and_the_instruction(page, live_wo
     page.click("[role=tab][data-modality=image_editing]")
     page.wait_for_selector("#side-reference:not([hidden])", timeout=20_000)
     _ready(page, frozen)
-    assert page.locator("#img-reference").evaluate("img => img.naturalWidth") == 1024
+    widths = {
+        page.locator(f"#img-{s}").evaluate("img => img.naturalWidth") for s in ("reference", "left", "right")
+    }
+    assert len(widths) == 1 and widths <= set(SIZE_CLASSES)
     assert page.locator("#prompt-label").text_content() == "Edit instruction"
     assert "edited the reference image" in page.locator("#lede").inner_text()
     assert "Unchanged parts" in page.locator("#hints").inner_text()
@@ -101,6 +109,13 @@ def test_on_a_phone_the_images_stack_and_the_buttons_fit(browser, live_world, wo
         right = page.locator("#side-right").bounding_box()
         assert right["y"] >= left["y"] + left["height"] - 1  # stacked, not side by side
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        # A phone shows each image at about 166 px: it gets the smallest size class, and full size on tap.
+        assert page.locator("#img-left").evaluate("img => img.naturalWidth") == SIZE_CLASSES[0]
+        page.tap("#side-left button.zoom")
+        page.wait_for_function(
+            f"() => document.getElementById('lightbox-img').naturalWidth === {FULL_SIZE}", timeout=20_000
+        )
+        page.keyboard.press("Escape")
         page.tap("button[data-choice=right]")
         _revealed(page)
     finally:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from arena.served import png_length
 from arena.voting import pow as proof
 
 
@@ -32,20 +33,29 @@ def _vote(client, m, choice="left"):
     return client.post("/api/v1/votes", json={"matchup_id": m["id"], "choice": choice, "nonce": nonce})
 
 
-def test_each_serve_is_new_bytes_of_one_fixed_size_and_looks_the_same(voter, settings):
+def test_each_serve_is_new_bytes_of_one_fixed_size_and_looks_the_same(voter):
     m = _matchup(voter)
     url = m["images"]["left"]
     first, second = voter.get(url), voter.get(url)
     assert first.status_code == second.status_code == 200
     assert first.content != second.content
     assert hashlib.sha256(first.content).digest() != hashlib.sha256(second.content).digest()
-    assert len(first.content) == len(second.content) == settings.served_image_bytes
+    assert len(first.content) == len(second.content) == png_length(1024)
     a = np.asarray(Image.open(io.BytesIO(first.content)).convert("RGB"), dtype=np.int16)
     b = np.asarray(Image.open(io.BytesIO(second.content)).convert("RGB"), dtype=np.int16)
     assert a.shape == b.shape == (1024, 1024, 3)
-    assert 0 < np.abs(a - b).mean() < 0.05 and np.abs(a - b).max() <= 3  # different, imperceptibly
+    assert 0 < np.abs(a - b).mean() < 0.05 and np.abs(a - b).max() <= 2  # different, imperceptibly
     other = voter.get(m["images"]["right"])
-    assert len(other.content) == settings.served_image_bytes  # every model's image has the same length
+    assert len(other.content) == png_length(1024)  # every model's image has the same length
+    small = voter.get(url, params={"size": 512})
+    assert len(small.content) == png_length(512) and Image.open(io.BytesIO(small.content)).size == (512, 512)
+
+
+@pytest.mark.parametrize("size", ["300", "1025", "big", "-1"])
+def test_an_image_size_outside_the_classes_is_a_422(voter, size):
+    m = _matchup(voter)
+    answer = voter.get(m["images"]["left"], params={"size": size})
+    assert answer.status_code == 422 and "detail" in answer.json()
 
 
 def test_image_urls_die_with_the_vote_and_with_expiry(voter, frozen):

@@ -46,6 +46,7 @@ from arena.providers import build_provider
 from arena.registry import ModelEntry, parse_registry, sync_registry
 from arena.settings import Settings
 from arena.voting import pow as proof
+from tests.support.payload import Stripped, strip
 
 ROOT = Path(__file__).resolve().parents[2]
 MODALITY = "text_to_image"
@@ -113,13 +114,18 @@ def _headers(response: httpx.Response) -> bytes:
 
 @dataclass
 class Sample:
-    """One served matchup image and, after the vote, its model."""
+    """One served matchup image and, after the vote, its model: the bytes received, what is left once every
+    non-pixel part is stripped (tests/support/payload.py), the response headers that could vary (everything
+    but Date and the request id) and the response time."""
 
     size: int
     width: int
     height: int
     seconds: float
     model: str
+    prompt: str = ""
+    stripped: Stripped | None = None
+    headers: tuple = ()
 
 
 @dataclass
@@ -146,12 +152,28 @@ class Run:
 ROTATE_EVERY = 8
 
 
+#: Headers that differ per response whatever is served (the clock, a random request id).
+VOLATILE_HEADERS = frozenset({"date", "x-request-id"})
+
+
+def _stable_headers(response: httpx.Response) -> tuple:
+    return tuple(sorted((k, v) for k, v in response.headers.items() if k not in VOLATILE_HEADERS))
+
+
 def vote_matchups(
-    url: str, entries: list[ModelEntry], settings: Settings, clock, n: int, *, seed: int = 0
+    url: str,
+    entries: list[ModelEntry],
+    settings: Settings,
+    clock,
+    n: int,
+    *,
+    seed: int = 0,
+    image_size: int | None = 512,
 ) -> Run:
     """Play `n` matchups as a harvesting voter against the server at `url` (see the module docstring), with a
     fresh session every ROTATE_EVERY matchups and after any refusal, as a harvester rotating cookies would.
-    `clock` is the app's frozen clock, advanced past the minimum vote time before each vote so votes count."""
+    `clock` is the app's frozen clock, advanced past the minimum vote time before each vote so votes count.
+    Images are fetched at `image_size` (the phone size class; None: the server's default, full size)."""
     names = needles(entries)
     run = Run()
     labels: dict[str, str] = {}
@@ -183,9 +205,10 @@ def vote_matchups(
             scan(m.content + _headers(m), f"matchup {run.matchups} JSON/headers", names, run.leaks)
             body = m.json()
             got: dict[str, tuple[bytes, float]] = {}
+            fetched: dict[str, httpx.Response] = {}
             for side, path in body["images"].items():
                 started = time.perf_counter()
-                image = client.get(path)
+                image = client.get(path, params={"size": image_size} if image_size else None)
                 seconds = time.perf_counter() - started
                 if image.status_code != 200:
                     run.refused[f"image {image.status_code}"] += 1
@@ -195,6 +218,7 @@ def vote_matchups(
                     image.content + _headers(image), f"matchup {run.matchups} {side} image", names, run.leaks
                 )
                 got[side] = (image.content, seconds)
+                fetched[side] = image
             hashes = {side: hashlib.sha256(data).hexdigest() for side, (data, _) in got.items()}
             run.images_seen += len(got)
             guesses = {side: labels[h] for side, h in hashes.items() if h in labels}
@@ -226,7 +250,18 @@ def vote_matchups(
                 thumb_models.append(model)
                 with Image.open(io.BytesIO(data)) as decoded:
                     width, height = decoded.size
-                run.samples.append(Sample(len(data), width, height, seconds, model))
+                run.samples.append(
+                    Sample(
+                        len(data),
+                        width,
+                        height,
+                        seconds,
+                        model,
+                        body["prompt"],
+                        strip(data),
+                        _stable_headers(fetched[side]),
+                    )
+                )
     finally:
         client.close()
     return run
@@ -294,11 +329,23 @@ def scan_model_pages(url: str, engine: Engine, entries: list[ModelEntry], run: R
 
 
 def features(samples: list[Sample]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(size, width, height, response time, log response time) per image, and the model index as label."""
+    """Per image: stripped payload length, dimensions and encoding parameters (tests/support/payload.py),
+    then the bytes received, response time and log response time; and the model index as label."""
     models = sorted({s.model for s in samples})
-    x = np.array([[s.size, s.width, s.height, s.seconds, np.log(s.seconds)] for s in samples], dtype=float)
+    rows = []
+    for s in samples:
+        payload = (
+            s.stripped.features()
+            if s.stripped is not None
+            else [float(s.size), s.width, s.height] + [0.0] * 4
+        )
+        rows.append([*payload, float(s.size), s.seconds, float(np.log(s.seconds))])
+    x = np.array(rows, dtype=float)
     y = np.array([models.index(s.model) for s in samples])
     return x, y, models
+
+
+STRIPPED_LENGTH = 0  # the column of `features` that holds the stripped payload length
 
 
 def _standardise(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -347,27 +394,67 @@ def knn(xtr: np.ndarray, ytr: np.ndarray, xte: np.ndarray, k: int, neighbours: i
     return np.array([np.bincount(ytr[row], minlength=k).argmax() for row in nearest])
 
 
+def nearest_size(xtr: np.ndarray, ytr: np.ndarray, xte: np.ndarray, k: int) -> np.ndarray:
+    """The model of the training image whose stripped payload length is closest (ties: the commonest model
+    among the tied), the attack that labels repeat images when each output has a size of its own."""
+    sizes, test = xtr[:, STRIPPED_LENGTH], xte[:, STRIPPED_LENGTH]
+    out = np.empty(len(test), dtype=int)
+    for i, value in enumerate(test):
+        distance = np.abs(sizes - value)
+        tied = ytr[distance == distance.min()]
+        out[i] = np.bincount(tied, minlength=k).argmax()
+    return out
+
+
+def size_buckets(xtr: np.ndarray, ytr: np.ndarray, xte: np.ndarray, k: int, buckets: int = 20) -> np.ndarray:
+    """20 quantile buckets of the stripped length; each answers the commonest model of its training images
+    (generalises to outputs never seen when a model's sizes sit in a range of their own)."""
+    sizes = xtr[:, STRIPPED_LENGTH]
+    edges = np.unique(np.quantile(sizes, np.linspace(0, 1, buckets + 1)[1:-1]))
+    train_bucket = np.searchsorted(edges, sizes, side="right")
+    overall = np.bincount(ytr, minlength=k).argmax()
+    answer = {b: np.bincount(ytr[train_bucket == b], minlength=k).argmax() for b in np.unique(train_bucket)}
+    test_bucket = np.searchsorted(edges, xte[:, STRIPPED_LENGTH], side="right")
+    return np.array([answer.get(b, overall) for b in test_bucket])
+
+
 CLASSIFIERS = {
+    "nearest stripped size": nearest_size,
+    "20 stripped-size buckets": size_buckets,
     "gaussian naive Bayes": gaussian_nb,
     "logistic regression": logistic,
     "15 nearest neighbours": knn,
 }
+#: Classifiers that read raw values (no standardising needed, and ties on equal sizes must stay ties).
+RAW_INPUT = {"nearest stripped size", "20 stripped-size buckets"}
+
+
+def prompt_folds(samples: list[Sample], folds: int, seed: int) -> list[np.ndarray]:
+    """Test folds that group prompts: every image of a prompt is in one fold, so a classifier is scored on
+    outputs (and prompts) it never saw in training."""
+    prompts = sorted({s.prompt for s in samples})
+    order = np.random.default_rng(seed).permutation(len(prompts))
+    fold_of = {prompts[p]: i % folds for i, p in enumerate(order.tolist())}
+    index = np.array([fold_of[s.prompt] for s in samples])
+    return [np.nonzero(index == f)[0] for f in range(min(folds, len(prompts)))]
 
 
 def cross_validate(samples: list[Sample], folds: int = 5, seed: int = 0) -> dict[str, float]:
-    """Each classifier's accuracy over `folds`-fold cross-validation, and the majority-class rate: the share of
-    the most frequent model among all images (what always answering that model scores on this data; >= 1/k).
-    Scoring the training folds' majority on the test folds instead would sit below 1/k when the models are
-    served about equally often, and make an uninformed classifier look informed."""
+    """Each classifier's accuracy over `folds`-fold cross-validation with folds grouped by prompt, and the
+    majority-class rate: the share of the most frequent model among all images (what always answering that
+    model scores on this data; >= 1/k). Scoring the training folds' majority on the test folds instead would
+    sit below 1/k when the models are served about equally often, and make an uninformed classifier look
+    informed."""
     x, y, models = features(samples)
     k = len(models)
-    order = np.random.default_rng(seed).permutation(len(y))
-    parts = np.array_split(order, folds)
+    parts = prompt_folds(samples, folds, seed)
     correct: Counter[str] = Counter()
     for i, test in enumerate(parts):
         train = np.concatenate([p for j, p in enumerate(parts) if j != i])
         xtr, xte = _standardise(x[train], x[test])
         for name, fit in CLASSIFIERS.items():
-            correct[name] += int((fit(xtr, y[train], xte, k) == y[test]).sum())
+            a, b = (x[train], x[test]) if name in RAW_INPUT else (xtr, xte)
+            correct[name] += int((fit(a, y[train], b, k) == y[test]).sum())
+    scored = sum(len(p) for p in parts)
     scores = {"majority class": np.bincount(y, minlength=k).max() / len(y)}
-    return scores | {name: n / len(y) for name, n in correct.items()}
+    return scores | {name: n / scored for name, n in correct.items()}

@@ -1,4 +1,4 @@
-"""Small findings as unit tests: CSV formula injection, the per-serve image variant's exact length, the
+"""Small findings as unit tests: CSV formula injection, the per-serve image variant's fixed length and layout, the
 uvicorn proxy options that decide whose X-Forwarded-For is believed, and finding lone surrogates in JSON."""
 
 import csv
@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from arena.media import normalize_image
-from arena.served import TooLarge, serve_variant
+from arena.served import SIZE_CLASSES, encode_png, png_length, scaled_pixels, serve_variant
 from arena.serving import proxy_options
 from arena.settings import Settings
 from arena.web.guards import lone_surrogate
@@ -57,21 +57,43 @@ def _stored(seed: int, noisy: bool) -> bytes:
     return normalize_image(out.getvalue())
 
 
-@pytest.mark.parametrize("noisy", [False, True])
-def test_variants_have_the_target_length_decode_and_never_repeat(noisy):
-    stored = _stored(1, noisy)
-    variants = [serve_variant(stored, 900_000) for _ in range(5)]
-    assert {len(v) for v in variants} == {900_000}
-    assert len(set(variants)) == 5
-    for v in variants:
-        with Image.open(io.BytesIO(v)) as image:
-            image.load()
-            assert image.size == (1024, 1024)
+@pytest.mark.parametrize("side", SIZE_CLASSES)
+def test_variants_of_a_flat_and_a_noisy_image_have_one_length_decode_and_never_repeat(side):
+    flat, noisy = _stored(1, False), _stored(1, True)
+    assert len(noisy) > 10 * len(flat)  # the stored masters' sizes say which is which
+    variants = {
+        name: [serve_variant(stored, side) for _ in range(3)]
+        for name, stored in (("flat", flat), ("noisy", noisy))
+    }
+    every = variants["flat"] + variants["noisy"]
+    assert {len(v) for v in every} == {png_length(side)}
+    assert len(set(every)) == 6
+    for name, stored in (("flat", flat), ("noisy", noisy)):
+        master = scaled_pixels(stored, side).astype(np.int16)
+        for v in variants[name]:
+            with Image.open(io.BytesIO(v)) as image:
+                assert image.format == "PNG" and image.size == (side, side) and image.mode == "RGB"
+                assert image.info == {}  # no ancillary chunk (text, gamma, ICC, time)
+                shown = np.asarray(image, np.int16)
+            assert np.abs(shown - master).max() <= 1  # lossless but for the +-1 block shifts
 
 
-def test_an_image_that_cannot_fit_is_refused_not_truncated():
-    with pytest.raises(TooLarge):
-        serve_variant(_stored(2, True), 5_000)
+def test_everything_outside_the_pixel_rows_is_the_same_for_any_picture():
+    rng = np.random.default_rng(3)
+    a = encode_png(np.zeros((40, 70, 3), np.uint8))
+    b = encode_png(rng.integers(0, 256, (40, 70, 3), dtype=np.uint8))
+    assert len(a) == len(b)
+    row = 70 * 3 + 1
+    # Signature, IHDR, IDAT length and type, zlib header, the stored block header: byte for byte equal.
+    start = 8 + 25 + 8 + 2 + 5
+    assert a[:start] == b[:start]
+    pixels = [start + r * row for r in range(40)]
+    assert all(a[p] == b[p] == 0 for p in pixels)  # filter type 0 on every row
+
+
+def test_a_size_outside_the_classes_is_refused():
+    with pytest.raises(ValueError, match="size must be one of"):
+        serve_variant(_stored(2, False), 300)
 
 
 def test_proxy_headers_are_believed_only_from_configured_proxies():
