@@ -127,6 +127,11 @@ def _table(board: rt.Board) -> str:
         if board.interval == "bootstrap"
         else "sandwich (normal)"
     )
+    what += (
+        f", cluster-robust over {board.n_clusters} prompts"
+        if board.n_clusters
+        else ", vote-level (no prompt ids)"
+    )
     header = (
         f"board {board.key}: anchor {board.anchor} = {board.anchor_rating:g}; "
         f"{board.level:.0%} intervals by {what}; {board.n_votes} votes, {len(board.rows)} models"
@@ -248,6 +253,12 @@ def fit(
         typer.echo(f"note: excluded {excluded.model}: {excluded.reason}", err=True)
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)
+    if not result.n_clusters:
+        typer.echo(
+            "note: no question_id (or prompt_id) in the battles file: intervals are vote-level, treating votes "
+            "on one prompt as independent (too narrow when prompts repeat)",
+            err=True,
+        )
     if as_json:
         typer.echo(json.dumps([_row_json(r) for r in result.rows], indent=2))
     else:

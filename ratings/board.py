@@ -34,9 +34,9 @@ from ratings.graph import comparison_components, unbounded_models
 from ratings.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_MIN_VOTES,
+    board_sandwich_covariance,
     provisional_models,
     ranks_from_above,
-    sandwich_covariance,
 )
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion, IntervalMethod
 from ratings.pairs import pair_counts
@@ -108,6 +108,9 @@ def count_votes(
         vote_current = np.zeros(len(votes), bool) if meth is None else meth == cohorts.current_methodology
         model_current = np.array([m in cohorts.current_models for m in models], dtype=bool)
         keep = eligible_votes(ia, ib, vote_current, model_current)
+    cluster = None
+    if votes.cluster is not None:
+        _, (cluster,) = factorize(votes.cluster)
     use_cases, (uc,) = factorize(votes.use_case if votes.use_case is not None else [None] * len(votes))
     capabilities, (cap,) = factorize(
         votes.capability if votes.capability is not None else [None] * len(votes)
@@ -127,6 +130,7 @@ def count_votes(
         use_cases=use_cases,
         capabilities=capabilities,
         multiplicity=sel(multiplicity),
+        cluster=sel(cluster),
     )
 
 
@@ -201,7 +205,9 @@ def _fit_board(
     ranks = ranks_from_above(above)
     provisional = provisional_models(totals["votes"], opts.min_votes)
     order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
-    cov = unc.covariance if unc.covariance is not None else sandwich_covariance(fit.theta, counts)
+    cov = (
+        unc.covariance if unc.covariance is not None else board_sandwich_covariance(fit.theta, board, counts)
+    )
     sure = board_certainty(
         counts,
         fit.theta,
@@ -247,6 +253,7 @@ def _fit_board(
         excluded=excluded,
         notes=tuple(notes),
         replicates=unc.replicates,
+        n_clusters=board.n_clusters if board.cluster is not None else 0,
     )
 
 

@@ -4,7 +4,8 @@ The rule (see :mod:`ratings.intervals`): replicates never see the anchor; displa
 replicates shifted by the board's one offset; model ``j`` is above model ``i`` when the interval of
 ``theta_j - theta_i`` lies above zero. :func:`board_uncertainty` applies it with the bootstrap or the
 sandwich, so callers (the board, and anything that needs the replicates or the covariance later) share
-one implementation.
+one implementation. Both are cluster-robust (prompts resampled, scores summed per prompt) when the board's
+rows carry clusters, and vote-level otherwise.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from ratings.bootstrap import bootstrap_board
 from ratings.bt import DEFAULT_MAX_ITER
 from ratings.intervals import (
     DEFAULT_LEVEL,
+    board_sandwich_covariance,
     display_offset,
     pairwise_above,
     pairwise_above_normal,
     replicate_intervals,
-    sandwich_covariance,
     sandwich_intervals,
 )
 from ratings.leaderboard import IntervalMethod
@@ -83,7 +84,7 @@ def board_uncertainty(
     """
     offset = display_offset(theta, anchor, anchor_rating)
     if interval == "sandwich":
-        cov = sandwich_covariance(theta, pair_counts(board))
+        cov = board_sandwich_covariance(theta, board, pair_counts(board))
         low, high = sandwich_intervals(theta, cov, offset, level)
         return Uncertainty(low, high, pairwise_above_normal(theta, cov, level), offset, covariance=cov)
     if rng is None:
