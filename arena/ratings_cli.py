@@ -166,8 +166,8 @@ def _table(board: rt.Board) -> str:
     lines += [line(cells) for cells in body]
     lines += [
         "",
-        f"rank: 1 + the models whose lead is significant ({board.level:.0%} interval of the rating "
-        "difference above zero);",
+        f"rank: 1 + the models whose lead is significant (simultaneous {board.level:.0%} interval of the "
+        "rating difference above zero, all pairs of the board together);",
         "the anchor only sets where the scale reads its rating: another anchor shifts every number "
         "by one constant and changes no rank",
     ]

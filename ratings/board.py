@@ -14,7 +14,7 @@ them. Both follow the same steps:
 5. uncertainty by bootstrap (seeded per board: the same votes and seed give the same digits,
    whether the board is computed alone or with the others) or sandwich, on quantities the anchor
    cannot change (:mod:`ratings.intervals`): display intervals are the replicates shifted by one
-   constant per board, and ranks come from the intervals of pairwise differences.
+   constant per board, and ranks come from simultaneous (max-T) intervals of pairwise differences.
 """
 
 from __future__ import annotations
@@ -217,6 +217,7 @@ def _fit_board(
         replicates=unc.replicates,
         # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the board's name
         rng=np.random.default_rng(opts.seed),
+        critical=unc.critical,
     )
     rows = tuple(
         BoardRow(

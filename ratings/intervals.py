@@ -11,10 +11,16 @@ not a fact. Everything here is computed on quantities the anchor cannot change:
   anchor has an interval of positive width, and changing the anchor moves every endpoint of the
   board by the same constant. (The old rule shifted each replicate so the anchor read exactly 1000,
   which gave the anchor a zero-width interval and put its sampling error into everyone else's.)
-* **Ranks** come from pairwise differences: model ``j`` is *above* model ``i`` when the interval of
-  ``theta_j - theta_i`` (same replicates, or the sandwich covariance) lies above zero
-  (:func:`pairwise_above`, :func:`pairwise_above_normal`); a model's rank is ``1 +`` the number of
-  models above it (:func:`ranks_from_above`), so several models can share a rank.
+* **Ranks** come from pairwise differences with *simultaneous* control: model ``j`` is *above* model
+  ``i`` when the simultaneous interval of ``theta_j - theta_i`` lies above zero, the intervals
+  ``d -+ c se`` of all pairs holding together with probability ``level`` (max-T: ``c`` is the
+  ``level`` quantile of the largest studentized deviation over all pairs, from the joint bootstrap
+  replicates or from normal draws with the sandwich covariance; :func:`pairwise_above_simultaneous`,
+  :func:`pairwise_above_normal_simultaneous`). So the chance that a board carries any wrong-direction
+  claim is at most ``1 - level``, not ``1 - level`` per pair (780 pairs on a 40-model board). A model's
+  rank is ``1 +`` the number of models above it (:func:`ranks_from_above`), so several models can
+  share a rank. The per-pair rules (:func:`pairwise_above`, :func:`pairwise_above_normal`) remain for
+  single comparisons.
 * **Sandwich** (fast): the robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths, where
   ``A`` is the observed information at the estimate and ``J`` the sum of outer products of per-vote
   scores; ties and cell weights make ``J`` differ from ``A`` (Huber 1967; White 1980). When the votes
@@ -45,6 +51,8 @@ __all__ = [
     "normal_quantile",
     "pairwise_above",
     "pairwise_above_normal",
+    "pairwise_above_normal_simultaneous",
+    "pairwise_above_simultaneous",
     "percentile_intervals",
     "provisional_models",
     "ranks_from_above",
@@ -186,6 +194,86 @@ def pairwise_above_normal(theta: np.ndarray, cov: np.ndarray, level: float = DEF
     above = diff - normal_quantile(level) * np.sqrt(difference_variances(cov)) > 0.0
     above[np.arange(len(theta)), np.arange(len(theta))] = False
     return above
+
+
+def _max_t_above(
+    diff: np.ndarray, se: np.ndarray, deviations: np.ndarray, level: float
+) -> tuple[np.ndarray, float]:
+    """``diff - c se > 0`` per pair with ``c`` the ``level`` quantile of ``max_pairs |deviation| / se``."""
+    usable = np.isfinite(se) & (se > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.abs(deviations[:, usable]) / se[usable]
+    t = np.where(np.isnan(t), np.inf, t)  # an undefined difference in a replicate counts against any claim
+    worst = np.minimum(t.max(axis=1), _HUGE) if t.shape[1] else np.zeros(len(t))
+    c = float(np.quantile(worst, level)) if len(worst) else np.inf
+    c = np.inf if c > 1e100 else c
+    above = np.zeros(len(diff), dtype=bool)
+    above[usable] = diff[usable] - c * se[usable] > 0.0
+    return above, c
+
+
+def _to_matrix(n: int, i: np.ndarray, j: np.ndarray, up: np.ndarray, down: np.ndarray) -> np.ndarray:
+    """``above[i, j] = up`` and ``above[j, i] = down`` for pairs ``i < j``."""
+    above = np.zeros((n, n), dtype=bool)
+    above[i, j] = up
+    above[j, i] = down
+    return above
+
+
+def pairwise_above_simultaneous(
+    replicates: np.ndarray, theta_hat: np.ndarray, level: float = DEFAULT_LEVEL
+) -> tuple[np.ndarray, float]:
+    """``above[j, i]`` with simultaneous control over all pairs, from joint bootstrap replicates (max-T).
+
+    For each pair, ``d = theta_j - theta_i`` at the estimate and ``se`` the replicates' root mean square
+    deviation from ``d``
+    (infinite replicates left out); ``c`` is the ``level`` quantile over replicates of
+    ``max over pairs |d_r - d| / se`` (a replicate with an infinite or undefined difference counts as
+    infinite). ``j`` is above ``i`` when ``d - c se > 0``: the claims of a board are all right together
+    with probability about ``level``. Differences only, so no anchor enters. Returns ``above`` and ``c``.
+    """
+    x = np.asarray(replicates, dtype=np.float64)
+    theta_hat = center(theta_hat)
+    n = x.shape[1]
+    i, j = np.triu_indices(n, 1)
+    if len(i) == 0 or len(x) < 2:
+        return np.zeros((n, n), dtype=bool), normal_quantile(level)
+    with np.errstate(invalid="ignore"):
+        dev = (x[:, i] - x[:, j]) - (theta_hat[i] - theta_hat[j])
+    finite = np.where(np.isfinite(dev), dev, np.nan)
+    se = np.sqrt(np.nanmean(finite**2, axis=0)) if np.isfinite(dev).any() else np.full(len(i), np.nan)
+    d = theta_hat[i] - theta_hat[j]
+    up, c = _max_t_above(d, se, dev, level)
+    down, _ = _max_t_above(-d, se, dev, level)
+    return _to_matrix(n, i, j, up, down), c
+
+
+#: Normal draws of the sandwich's max-T critical value (seeded: the sandwich board stays deterministic).
+MAX_T_DRAWS = 4000
+
+
+def pairwise_above_normal_simultaneous(
+    theta: np.ndarray, cov: np.ndarray, level: float = DEFAULT_LEVEL, *, draws: int = MAX_T_DRAWS
+) -> tuple[np.ndarray, float]:
+    """``above[j, i]`` with simultaneous control over all pairs under the normal with covariance ``cov`` (max-T).
+
+    ``c`` is the ``level`` quantile of ``max over pairs |Z_j - Z_i| / se_ij`` for ``Z ~ N(0, cov)``
+    (``draws`` draws from a fixed seed, so the same board gives the same relation). Returns ``above`` and ``c``.
+    """
+    theta = center(theta)
+    n = len(theta)
+    i, j = np.triu_indices(n, 1)
+    if len(i) == 0:
+        return np.zeros((n, n), dtype=bool), normal_quantile(level)
+    values, vectors = np.linalg.eigh(np.asarray(cov, dtype=np.float64))
+    root = (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+    z = np.random.default_rng(0).standard_normal((draws, n)) @ root
+    se = np.sqrt(difference_variances(cov)[i, j])
+    d = theta[i] - theta[j]
+    dev = z[:, i] - z[:, j]
+    up, c = _max_t_above(d, se, dev, level)
+    down, _ = _max_t_above(-d, se, dev, level)
+    return _to_matrix(n, i, j, up, down), c
 
 
 def ranks_from_above(above: np.ndarray) -> np.ndarray:

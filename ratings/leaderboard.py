@@ -22,7 +22,8 @@ class BoardRow:
     """One model on a board. ``rating``/``ci_*`` are Elo-like; counts are raw votes.
 
     ``rank`` is ``1 +`` the number of models in ``above``: those whose lead over this model is
-    significant (the interval of the rating difference lies above zero), strongest first.
+    significant with all pairs of the board controlled together (the simultaneous, max-T interval of the
+    rating difference lies above zero), strongest first.
     """
 
     model: str

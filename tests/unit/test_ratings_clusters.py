@@ -178,3 +178,51 @@ def test_battles_with_a_record_missing_its_prompt_id_fail_naming_the_line():
         read_battles(_lines(records))
     with pytest.raises(BattleFormatError, match="question_id"):
         read_battles(_lines([{"model_a": "x", "model_b": "y", "winner": "tie", "question_id": [1]}]))
+
+
+def test_simultaneous_ranks_keep_wrong_direction_claims_off_almost_every_board():
+    """Fast twin of bench/bench_ranks.py: 40-model boards of 10k clustered votes; the per-pair rule puts a
+    wrong-direction claim on about 70% of them, the simultaneous (max-T) rule on at most 5%."""
+    from ratings.intervals import pairwise_above_normal_simultaneous, pairwise_above_simultaneous
+
+    rng = np.random.default_rng(11)
+    models = tuple(f"m{k:02d}" for k in range(40))
+    boards_wrong = {"bootstrap": 0, "sandwich": 0}
+    claims = 0
+    n_boards = 8
+    for b in range(n_boards):
+        theta = rng.normal(0.0, 0.6, 40)
+        truth = marginal_strengths(theta, 0.5)
+        a, bb, o, p = simulate_clustered_votes(theta, 10_000, rng, n_prompts=360)
+        board = board_rows(aggregate_votes(a, bb, o, models=models, cluster=p))
+        counts = pair_counts(board)
+        fit = fit_bradley_terry(counts).theta
+        reps = bootstrap_board(board, fit, n_rounds=200, rng=np.random.default_rng(b), workers=1).theta
+        cov = cluster_sandwich_covariance(fit, board, counts)
+        wrong_order = truth[:, None] < truth[None, :]
+        for name, above in (
+            ("bootstrap", pairwise_above_simultaneous(reps, fit)[0]),
+            ("sandwich", pairwise_above_normal_simultaneous(fit, cov)[0]),
+        ):
+            boards_wrong[name] += bool((above & wrong_order).any())
+            claims += int(above.sum())
+    assert boards_wrong["bootstrap"] <= 1 and boards_wrong["sandwich"] <= 1
+    assert claims / (2 * n_boards) > 200  # still informative: most of the 780 pairs are ordered
+
+
+def test_simultaneous_ranks_do_not_depend_on_the_anchor():
+    a, b, o, p, _ = _board(8000, 9, n_prompts=60)
+    names = np.array(MODELS, dtype=object)
+    votes = Votes.from_columns(names[a], names[b], o, cluster=p)
+    for interval in ("bootstrap", "sandwich"):
+        from ratings import compute_board
+
+        ranks = [
+            {
+                r.model: (r.rank, r.above)
+                for r in compute_board(votes, anchor=m, interval=interval, n_bootstrap=100).rows
+            }
+            for m in ("m00", "m13")
+        ]
+        assert ranks[0] == ranks[1]
+        assert len({r for r, _ in ranks[0].values()}) > 3
