@@ -253,7 +253,7 @@ def fit(
         typer.echo(f"note: excluded {excluded.model}: {excluded.reason}", err=True)
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)
-    if not result.n_clusters:
+    if not result.n_clusters and votes.cluster is None:
         typer.echo(
             "note: no question_id (or prompt_id) in the battles file: intervals are vote-level, treating votes "
             "on one prompt as independent (too narrow when prompts repeat)",

@@ -19,6 +19,7 @@ them. Both follow the same steps:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from typing import Literal
@@ -56,6 +57,10 @@ from ratings.weighting import OVERALL, BoardKey
 __all__ = ["board_rng", "compute_all_boards", "compute_board", "count_votes", "fit_selected_rows"]
 
 UnboundedPolicy = Literal["exclude", "raise"]
+
+#: Fewer prompts than this on a board say nothing about the spread between prompts (one prompt resampled is
+#: always the same prompt): its intervals are vote-level, and a note says so.
+MIN_CLUSTERS = 10
 
 
 @dataclass(frozen=True)
@@ -186,6 +191,11 @@ def _fit_board(
     a = anchor_index(counts.models, anchor)
     ratings = to_elo(fit.theta, a, opts.anchor_rating)
     notes: list[str] = [] if fit.converged else [f"the fit {fit.message}"]
+    if board.cluster is not None and board.n_clusters < MIN_CLUSTERS:
+        notes.append(
+            f"only {board.n_clusters} prompt(s) on this board, too few to resample: intervals are vote-level"
+        )
+        board = dataclasses.replace(board, cluster=None, n_clusters=0)
     unc = board_uncertainty(
         board,
         fit.theta,

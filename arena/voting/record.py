@@ -81,7 +81,7 @@ class CountedVote:
     model_a: str
     model_b: str
     winner: str
-    prompt_id: int | None = None
+    prompt_id: str | None = None
 
 
 def _picked(winner: str, a_side: str) -> str:

@@ -226,3 +226,26 @@ def test_simultaneous_ranks_do_not_depend_on_the_anchor():
         ]
         assert ranks[0] == ranks[1]
         assert len({r for r, _ in ranks[0].values()}) > 3
+
+
+def test_a_board_with_too_few_prompts_falls_back_to_vote_level_intervals_and_says_so():
+    from ratings import compute_board
+    from ratings.board import MIN_CLUSTERS
+
+    a, b, o, _, _ = _board(3000, 12)
+    names = np.array(MODELS, dtype=object)
+    one_prompt = compute_board(
+        Votes.from_columns(names[a], names[b], o, cluster=np.zeros(len(a), int)),
+        anchor="m00",
+        n_bootstrap=100,
+    )
+    plain = compute_board(Votes.from_columns(names[a], names[b], o), anchor="m00", n_bootstrap=100)
+    assert one_prompt.n_clusters == 0 and any("too few to resample" in n for n in one_prompt.notes)
+    assert [(r.ci_low, r.ci_high) for r in one_prompt.rows] == [(r.ci_low, r.ci_high) for r in plain.rows]
+    assert all(r.ci_high > r.ci_low for r in one_prompt.rows)
+    enough = compute_board(
+        Votes.from_columns(names[a], names[b], o, cluster=np.arange(len(a)) % MIN_CLUSTERS),
+        anchor="m00",
+        n_bootstrap=100,
+    )
+    assert enough.n_clusters == MIN_CLUSTERS
