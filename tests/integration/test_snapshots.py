@@ -157,7 +157,8 @@ def test_snapshots_with_another_anchor_keep_every_rank_and_shift_each_board_by_o
     assert set(first) == set(second) and len(first) >= 3
     for key, snap in first.items():
         assert snap.params["uncertainty"] == "one-shift-intervals+simultaneous-pairwise-ranks+prompt-clusters"
-        assert snap.params["clusters"] > 1  # the stored tallies carry the prompt: intervals resample prompts
+        # the stored tallies carry the prompt: intervals resample prompts, or say why they cannot
+        assert snap.params["clusters"] >= 10 or any("too few to resample" in n for n in snap.params["notes"])
         one = {r["model"]: r for r in snap.rows}
         two = {r["model"]: r for r in second[key].rows}
         shift = two["model-0"]["rating"] - one["model-0"]["rating"]
