@@ -1,8 +1,8 @@
 """vote tallies keep the prompt (the rating job's intervals resample prompts: votes on one prompt share its
 stored outputs); the table is recreated and its mark cleared, so the next run recounts every vote once
 
-Revision ID: 0016
-Revises: 0015
+Revision ID: 0018
+Revises: 0017
 Create Date: 2026-12-01 22:50:00.000000
 """
 
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "0016"
-down_revision: str | None = "0015"
+revision: str = "0018"
+down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
