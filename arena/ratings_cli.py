@@ -127,6 +127,11 @@ def _table(board: rt.Board) -> str:
         if board.interval == "bootstrap"
         else "sandwich (normal)"
     )
+    what += (
+        f", cluster-robust over {board.n_clusters} prompts"
+        if board.n_clusters
+        else ", vote-level (no prompt ids)"
+    )
     header = (
         f"board {board.key}: anchor {board.anchor} = {board.anchor_rating:g}; "
         f"{board.level:.0%} intervals by {what}; {board.n_votes} votes, {len(board.rows)} models"
@@ -161,8 +166,8 @@ def _table(board: rt.Board) -> str:
     lines += [line(cells) for cells in body]
     lines += [
         "",
-        f"rank: 1 + the models whose lead is significant ({board.level:.0%} interval of the rating "
-        "difference above zero);",
+        f"rank: 1 + the models whose lead is significant (simultaneous {board.level:.0%} interval of the "
+        "rating difference above zero, all pairs of the board together);",
         "the anchor only sets where the scale reads its rating: another anchor shifts every number "
         "by one constant and changes no rank",
     ]
@@ -248,6 +253,12 @@ def fit(
         typer.echo(f"note: excluded {excluded.model}: {excluded.reason}", err=True)
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)
+    if not result.n_clusters and votes.cluster is None:
+        typer.echo(
+            "note: no question_id (or prompt_id) in the battles file: intervals are vote-level, treating votes "
+            "on one prompt as independent (too narrow when prompts repeat)",
+            err=True,
+        )
     if as_json:
         typer.echo(json.dumps([_row_json(r) for r in result.rows], indent=2))
     else:

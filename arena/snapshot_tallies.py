@@ -176,10 +176,10 @@ def store_tallies(
     examples: dict[str, list[int]] | None = None,
 ) -> None:
     """Store the tallies of the votes a snapshot counted (its grouped kept votes: use case, capability,
-    model_a, model_b, winner, methodology, count), keeping those of the latest `KEEP_STORED` snapshots."""
+    model_a, model_b, winner, methodology, [prompt,] count), keeping those of the latest `KEEP_STORED` snapshots."""
     if not groups:
         return
-    uc, cap, a_col, b_col, winner, meth, n = (list(c) for c in zip(*groups, strict=True))
+    uc, cap, a_col, b_col, winner, meth, *_, n = (list(c) for c in zip(*groups, strict=True))
     keep = cohort_keep_mask(a_col, b_col, meth, rule)
     models, cells, pair, cell = arrays(a_col, b_col, winner, uc, cap, n, keep)
     buffer = io.BytesIO()

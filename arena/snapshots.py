@@ -26,7 +26,7 @@ from ratings import CohortRule, compute_all_boards
 
 #: How intervals and ranks are computed (stored with each board): replicates shifted by one constant per
 #: board, ranks from intervals of pairwise differences, so the anchor changes neither (see ratings.intervals).
-UNCERTAINTY_RULE = "one-shift-intervals+pairwise-ranks"
+UNCERTAINTY_RULE = "one-shift-intervals+simultaneous-pairwise-ranks+prompt-clusters"
 
 FILTER_VERSION = (
     "+".join(f"{name}{v}" for name, v in sorted(ONLINE_FILTERS.items())) + f"+anomaly{ANOMALY_VERSION}"
@@ -109,6 +109,7 @@ def take_snapshot(
                     "cell_balanced": key == "overall",
                     "excluded": [dataclasses.asdict(e) for e in board.excluded],
                     "notes": list(board.notes),
+                    "clusters": board.n_clusters,  # prompts the intervals resample (0: vote-level)
                 }
                 records.append(
                     {

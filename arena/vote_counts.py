@@ -51,11 +51,26 @@ def kept_filter(modality: str, *, include_simulated: bool) -> list[Any]:
 
 
 def grouped_kept_votes(
-    conn: Connection, modality: str, *, include_simulated: bool, where: Sequence[Any] = ()
+    conn: Connection,
+    modality: str,
+    *,
+    include_simulated: bool,
+    where: Sequence[Any] = (),
+    by_prompt: bool = False,
 ) -> list[Any]:
     """The kept votes of `modality` (and of the extra `where` clauses) grouped by everything the boards read,
-    with a count per group."""
-    cols = (Vote.use_case, Vote.capability, Vote.model_a, Vote.model_b, Vote.winner, Vote.methodology)
+    with a count per group. `by_prompt` groups by the prompt too (a seventh column before the count), so the
+    boards' intervals resample prompts (`ratings.aggregate`); rows grow with prompts x pairs, not with votes."""
+    cols: tuple[Any, ...] = (
+        Vote.use_case,
+        Vote.capability,
+        Vote.model_a,
+        Vote.model_b,
+        Vote.winner,
+        Vote.methodology,
+    )
+    if by_prompt:
+        cols = (*cols, Vote.prompt_id)
     query = (
         select(*cols, func.count())
         .where(*kept_filter(modality, include_simulated=include_simulated), *where)
@@ -66,7 +81,17 @@ def grouped_kept_votes(
 
 
 def counted_rows(groups: list[Any], cohorts: CohortRule | None) -> VoteRows:
-    """`ratings.VoteRows` of grouped kept votes (after the cohort rule)."""
+    """`ratings.VoteRows` of grouped kept votes (after the cohort rule); groups of seven keys carry the prompt
+    (`grouped_kept_votes(by_prompt=True)`), which becomes the rows' cluster."""
     col = lambda i: [g[i] for g in groups]  # noqa: E731
-    votes = Votes.from_columns(col(2), col(3), col(4), use_case=col(0), capability=col(1), methodology=col(5))
-    return count_votes(votes, cohorts, multiplicity=np.asarray(col(6), dtype=np.int64))
+    by_prompt = bool(groups) and len(groups[0]) == 8
+    votes = Votes.from_columns(
+        col(2),
+        col(3),
+        col(4),
+        use_case=col(0),
+        capability=col(1),
+        methodology=col(5),
+        cluster=col(6) if by_prompt else None,
+    )
+    return count_votes(votes, cohorts, multiplicity=np.asarray(col(-1), dtype=np.int64))

@@ -1,5 +1,5 @@
 """Vote tallies kept up to date incrementally: per group of everything a board reads (cell, pair, outcome,
-methodology, source), how many votes there are and how many are kept (no verdict filters them).
+methodology, source, prompt), how many votes there are and how many are kept (no verdict filters them).
 
 Why: the rating job and the batch filters used to count every stored vote at every run, so a run's time grew
 with the whole history (25 s at 5 million votes on SQLite before the fit even started). Here each run counts
@@ -40,8 +40,19 @@ GROUP = (
     Vote.winner,
     Vote.methodology,
     Vote.source,
+    Vote.prompt_id,
 )
-_KEYS = ("modality", "use_case", "capability", "model_a", "model_b", "winner", "methodology", "source")
+_KEYS = (
+    "modality",
+    "use_case",
+    "capability",
+    "model_a",
+    "model_b",
+    "winner",
+    "methodology",
+    "source",
+    "prompt_id",
+)
 _LOCK_KEY = 0x7A11  # PostgreSQL advisory lock of tally counting and verdict changes
 
 
@@ -171,8 +182,9 @@ def pair_outcomes(conn: Connection, modality: str) -> list[tuple[str, str, str, 
 
 
 def kept_groups(conn: Connection, modality: str, *, include_simulated: bool) -> list[Any]:
-    """Kept votes of `modality` per (use case, capability, model_a, model_b, winner, methodology) with the
-    count, ordered like that: the rows `vote_counts.grouped_kept_votes` reads from the votes themselves."""
+    """Kept votes of `modality` per (use case, capability, model_a, model_b, winner, methodology, prompt) with the
+    count, ordered like that: the rows `vote_counts.grouped_kept_votes(by_prompt=True)` reads from the votes
+    themselves. The prompt lets the boards' intervals resample prompts (rows grow with prompts, not votes)."""
     cols = (
         VoteTally.use_case,
         VoteTally.capability,
@@ -180,6 +192,7 @@ def kept_groups(conn: Connection, modality: str, *, include_simulated: bool) -> 
         VoteTally.model_b,
         VoteTally.winner,
         VoteTally.methodology,
+        VoteTally.prompt_id,
     )
     clauses = [VoteTally.modality == modality]
     if not include_simulated:

@@ -11,6 +11,15 @@ Three levels, each derived from the one before:
   bootstrap does.
 * :class:`~ratings.pairs.PairCounts` - per model pair, the weighted number of wins of ``i``, wins
   of ``j`` and ties, plus raw vote counts and squared weights. This is all Bradley-Terry needs.
+
+Rows may also carry a *cluster* (the prompt a vote was cast on). Votes on one prompt are not independent:
+each model has one stored output per prompt, so every vote on that prompt sees the same images. The
+cluster-robust bootstrap resamples clusters and the cluster-robust sandwich sums scores per cluster
+(:mod:`ratings.bootstrap`, :mod:`ratings.intervals`); the fit itself ignores the cluster. The cluster is the
+prompt rather than the output (prompt x model): each output belongs to exactly one prompt, so prompt
+clusters contain the output clusters and resampling prompts covers dependence through either (a vote
+between two outputs of one prompt is correlated with the votes on both); it is the conservative choice.
+Keeping the cluster multiplies the rows by at most the number of prompts, never by the number of votes.
 """
 
 from __future__ import annotations
@@ -71,6 +80,7 @@ class VoteRows:
     capability: np.ndarray
     weight: np.ndarray
     count: np.ndarray
+    cluster: np.ndarray | None = None
 
     @property
     def n_votes(self) -> int:
@@ -90,6 +100,7 @@ def aggregate_votes(
     use_cases: tuple[str, ...] = (),
     capabilities: tuple[str, ...] = (),
     multiplicity: np.ndarray | None = None,
+    cluster: np.ndarray | None = None,
 ) -> VoteRows:
     """Count integer-coded votes into :class:`VoteRows`.
 
@@ -106,6 +117,9 @@ def aggregate_votes(
     multiplicity : numpy.ndarray, optional
         How many identical votes each entry stands for (default 1 each), so that rows already
         counted elsewhere (a database ``GROUP BY``) give the same result as the votes themselves.
+    cluster : numpy.ndarray, optional
+        Non-negative cluster codes (the prompt of each vote), kept on the rows for cluster-robust
+        intervals; ``None``: votes are treated as independent.
     """
     n = len(model_a)
     i, j, o = _canonical(np.asarray(model_a), np.asarray(model_b), np.asarray(outcome))
@@ -116,7 +130,10 @@ def aggregate_votes(
         wl = np.zeros(n, dtype=np.int64)
     else:
         levels, wl = np.unique(weight, return_inverse=True)
-    keys, inverse = _group(uc + 1, cap + 1, i, j, o, wl.ravel())
+    cl = np.zeros(n, np.int64) if cluster is None else np.asarray(cluster, np.int64).ravel()
+    if cluster is not None and n and cl.min() < 0:
+        raise ValueError("cluster codes must be non-negative")
+    keys, inverse = _group(uc + 1, cap + 1, i, j, o, wl.ravel(), cl)
     if multiplicity is None:
         count = np.bincount(inverse, minlength=len(keys[0])).astype(np.int64)
     else:
@@ -134,6 +151,7 @@ def aggregate_votes(
         capability=(keys[1] - 1).astype(np.int32),
         weight=levels[keys[5]].astype(np.float64),
         count=count,
+        cluster=None if cluster is None else keys[6].astype(np.int64),
     )
 
 
@@ -155,6 +173,11 @@ class BoardRows:
         than one cell); ``None`` otherwise.
     n_cells : int
         Number of cells indexed by ``cell`` (0 when ``cell`` is ``None``).
+    cluster : numpy.ndarray or None
+        Per row: cluster index (renumbered ``0 .. n_clusters - 1`` over the board's clusters), or
+        ``None`` when the votes carry no cluster (vote-level intervals).
+    n_clusters : int
+        Number of clusters on the board (0 when ``cluster`` is ``None``).
     """
 
     models: tuple[str, ...]
@@ -165,6 +188,8 @@ class BoardRows:
     count: np.ndarray
     cell: np.ndarray | None
     n_cells: int
+    cluster: np.ndarray | None = None
+    n_clusters: int = 0
 
     @property
     def n_votes(self) -> int:
@@ -180,8 +205,9 @@ def _board_from_parts(
     weight: np.ndarray,
     count: np.ndarray,
     cell: np.ndarray | None,
+    cluster: np.ndarray | None = None,
 ) -> BoardRows:
-    """Renumber models to those present, merge duplicate rows, index pairs, sort rows by count."""
+    """Renumber models (and clusters) to those present, merge duplicate rows, index pairs, sort rows by count."""
     present = np.unique(np.concatenate([i, j]))
     li = np.searchsorted(present, i).astype(np.int64)
     lj = np.searchsorted(present, j).astype(np.int64)
@@ -193,7 +219,12 @@ def _board_from_parts(
             cell, n_cells = None, 0
     _, wl = np.unique(weight, return_inverse=True) if len(weight) else (None, np.zeros(0, np.int64))
     cell_key = np.zeros(len(li), np.int64) if cell is None else cell.ravel()
-    keys, inverse = _group(cell_key, li, lj, outcome.astype(np.int64), wl.ravel())
+    n_clusters = 0
+    if cluster is not None:
+        clusters, cluster = np.unique(cluster, return_inverse=True)
+        n_clusters = len(clusters)
+    cluster_key = np.zeros(len(li), np.int64) if cluster is None else cluster.ravel().astype(np.int64)
+    keys, inverse = _group(cell_key, li, lj, outcome.astype(np.int64), wl.ravel(), cluster_key)
     merged = np.bincount(inverse, weights=count, minlength=len(keys[0])).astype(np.int64)
     first = np.zeros(len(keys[0]), dtype=np.int64)
     first[inverse] = np.arange(len(inverse))
@@ -209,6 +240,8 @@ def _board_from_parts(
         count=merged[order],
         cell=None if cell is None else keys[0][order].astype(np.int32),
         n_cells=n_cells,
+        cluster=None if cluster is None else keys[5][order].astype(np.int64),
+        n_clusters=n_clusters,
     )
 
 
@@ -232,8 +265,16 @@ def board_rows(rows: VoteRows, mask: np.ndarray | None = None, *, balance_cells:
         cell = (rows.use_case[sel].astype(np.int64) + 1) * (len(rows.capabilities) + 1) + (
             rows.capability[sel] + 1
         )
+    cluster = None if rows.cluster is None else rows.cluster[sel]
     return _board_from_parts(
-        rows.models, rows.i[sel], rows.j[sel], rows.outcome[sel], rows.weight[sel], rows.count[sel], cell
+        rows.models,
+        rows.i[sel],
+        rows.j[sel],
+        rows.outcome[sel],
+        rows.weight[sel],
+        rows.count[sel],
+        cell,
+        cluster,
     )
 
 
@@ -244,6 +285,7 @@ def restrict_board(board: BoardRows, keep: np.ndarray) -> BoardRows:
     j = board.pairs[board.pair, 1]
     sel = keep[i] & keep[j]
     cell = None if board.cell is None else board.cell[sel]
+    cluster = None if board.cluster is None else board.cluster[sel]
     return _board_from_parts(
-        board.models, i[sel], j[sel], board.outcome[sel], board.weight[sel], board.count[sel], cell
+        board.models, i[sel], j[sel], board.outcome[sel], board.weight[sel], board.count[sel], cell, cluster
     )

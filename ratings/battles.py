@@ -3,9 +3,11 @@
 One vote per record: ``{"model_a": "...", "model_b": "...", "winner": "model_a" | "model_b" |
 "tie" | "tie (bothbad)"}`` with optional ``"use_case"``, ``"capability"``, ``"modality"``,
 ``"methodology"`` (strings or null) and ``"weight"`` (a positive number). Records are JSON lines,
-or one JSON array of objects (FastChat publishes its clean battles that way). Other keys
-(FastChat's ``judge``, ``anony``, ``conversation_a``, ``tstamp``; GenAI-Arena's ``question_id``,
-``inputs``, ``image_a`` ...) are ignored. A UTF-8 byte-order mark at the start is dropped; blank
+or one JSON array of objects (FastChat publishes its clean battles that way). The prompt a vote was
+cast on, ``"question_id"`` as FastChat writes it (``"prompt_id"`` is accepted too; a string or an
+integer), is the cluster key of cluster-robust intervals (:mod:`ratings.aggregate`): when some record
+has it, every record must. Other keys (FastChat's ``judge``, ``anony``, ``conversation_a``, ``tstamp``;
+GenAI-Arena's ``inputs``, ``image_a`` ...) are ignored. A UTF-8 byte-order mark at the start is dropped; blank
 lines are skipped.
 
 Records that carry no comparison - a model against itself (a "self-battle"), or a ``winner`` of
@@ -39,6 +41,8 @@ from ratings.votes import WINNER_CODES, Votes
 __all__ = ["SKIP_NO_VERDICT", "SKIP_SELF_BATTLE", "Battles", "parse_battles", "read_battles"]
 
 _TAGS = ("use_case", "capability", "modality", "methodology")
+#: Keys naming the prompt of a vote (the cluster key), in order of preference.
+CLUSTER_KEYS = ("question_id", "prompt_id")
 _BOM = "\ufeff"
 #: Lines looked at to decide whether a file repeats its lines (a million votes among 100 models, three keys a
 #: record, repeat two thirds of their first 65,536 lines; files whose records carry a voter or a timestamp,
@@ -262,6 +266,8 @@ class _Columns:
         self.weights: list[float] = []
         self.tags: dict[str, list[str | None]] = {k: [] for k in _TAGS}
         self.seen = {k: False for k in (*_TAGS, "weight")}
+        self.clusters: list[str | None] = []
+        self.cluster_missing: tuple[int, str] | None = None  # where the first record without one is
 
     def __len__(self) -> int:
         return len(self.winners)
@@ -277,6 +283,9 @@ class _Columns:
             tags[key].append(_tag(record, key, where))
         seen["weight"] = seen["weight"] or record.get("weight") is not None
         self.weights.append(_weight(record, where))
+        self.clusters.append(_cluster(record, where))
+        if self.clusters[-1] is None and self.cluster_missing is None:
+            self.cluster_missing = where
         self.model_a.append(a)
         self.model_b.append(b)
         self.winners.append(outcome)
@@ -287,6 +296,16 @@ class _Columns:
         def column(key: str) -> list[str | None] | None:
             return self.tags[key] if self.seen[key] else None
 
+        clusters = None
+        if any(c is not None for c in self.clusters):
+            if self.cluster_missing is not None:
+                line, unit = self.cluster_missing
+                raise BattleFormatError(
+                    line,
+                    "no 'question_id' (or 'prompt_id'): other records have one, so every record needs it",
+                    unit,
+                )
+            clusters = self.clusters
         return Votes.from_columns(
             self.model_a,
             self.model_b,
@@ -296,7 +315,22 @@ class _Columns:
             capability=column("capability"),
             methodology=column("methodology"),
             modality=column("modality"),
+            cluster=clusters,
         )
+
+
+def _cluster(record: dict[str, object], where: tuple[int, str]) -> str | None:
+    """The record's prompt id (``question_id``, else ``prompt_id``) as a string, or ``None``."""
+    for key in CLUSTER_KEYS:
+        value = record.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise BattleFormatError(
+                where[0], f"'{key}' must be a string or an integer (got {value!r})", where[1]
+            )
+        return f"{type(value).__name__}:{value}"
+    return None
 
 
 def parse_battles(lines: Iterable[str]) -> Votes:

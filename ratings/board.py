@@ -14,11 +14,12 @@ them. Both follow the same steps:
 5. uncertainty by bootstrap (seeded per board: the same votes and seed give the same digits,
    whether the board is computed alone or with the others) or sandwich, on quantities the anchor
    cannot change (:mod:`ratings.intervals`): display intervals are the replicates shifted by one
-   constant per board, and ranks come from the intervals of pairwise differences.
+   constant per board, and ranks come from simultaneous (max-T) intervals of pairwise differences.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from typing import Literal
@@ -34,9 +35,9 @@ from ratings.graph import comparison_components, unbounded_models
 from ratings.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_MIN_VOTES,
+    board_sandwich_covariance,
     provisional_models,
     ranks_from_above,
-    sandwich_covariance,
 )
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion, IntervalMethod
 from ratings.pairs import pair_counts
@@ -56,6 +57,10 @@ from ratings.weighting import OVERALL, BoardKey
 __all__ = ["board_rng", "compute_all_boards", "compute_board", "count_votes", "fit_selected_rows"]
 
 UnboundedPolicy = Literal["exclude", "raise"]
+
+#: Fewer prompts than this on a board say nothing about the spread between prompts (one prompt resampled is
+#: always the same prompt): its intervals are vote-level, and a note says so.
+MIN_CLUSTERS = 10
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,9 @@ def count_votes(
         vote_current = np.zeros(len(votes), bool) if meth is None else meth == cohorts.current_methodology
         model_current = np.array([m in cohorts.current_models for m in models], dtype=bool)
         keep = eligible_votes(ia, ib, vote_current, model_current)
+    cluster = None
+    if votes.cluster is not None:
+        _, (cluster,) = factorize(votes.cluster)
     use_cases, (uc,) = factorize(votes.use_case if votes.use_case is not None else [None] * len(votes))
     capabilities, (cap,) = factorize(
         votes.capability if votes.capability is not None else [None] * len(votes)
@@ -127,6 +135,7 @@ def count_votes(
         use_cases=use_cases,
         capabilities=capabilities,
         multiplicity=sel(multiplicity),
+        cluster=sel(cluster),
     )
 
 
@@ -182,6 +191,11 @@ def _fit_board(
     a = anchor_index(counts.models, anchor)
     ratings = to_elo(fit.theta, a, opts.anchor_rating)
     notes: list[str] = [] if fit.converged else [f"the fit {fit.message}"]
+    if board.cluster is not None and board.n_clusters < MIN_CLUSTERS:
+        notes.append(
+            f"only {board.n_clusters} prompt(s) on this board, too few to resample: intervals are vote-level"
+        )
+        board = dataclasses.replace(board, cluster=None, n_clusters=0)
     unc = board_uncertainty(
         board,
         fit.theta,
@@ -201,7 +215,9 @@ def _fit_board(
     ranks = ranks_from_above(above)
     provisional = provisional_models(totals["votes"], opts.min_votes)
     order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
-    cov = unc.covariance if unc.covariance is not None else sandwich_covariance(fit.theta, counts)
+    cov = (
+        unc.covariance if unc.covariance is not None else board_sandwich_covariance(fit.theta, board, counts)
+    )
     sure = board_certainty(
         counts,
         fit.theta,
@@ -211,6 +227,7 @@ def _fit_board(
         replicates=unc.replicates,
         # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the board's name
         rng=np.random.default_rng(opts.seed),
+        critical=unc.critical,
     )
     rows = tuple(
         BoardRow(
@@ -247,6 +264,7 @@ def _fit_board(
         excluded=excluded,
         notes=tuple(notes),
         replicates=unc.replicates,
+        n_clusters=board.n_clusters if board.cluster is not None else 0,
     )
 
 

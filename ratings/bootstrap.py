@@ -1,5 +1,13 @@
 """Bootstrap replicates of a board's log-strengths, resampled and fitted in batches.
 
+When the board's rows carry clusters (the prompt of each vote), a replicate resamples prompts with
+replacement instead of votes (:class:`~ratings.resample.ClusterSampler`): votes on one prompt share the
+same stored outputs, so they are not independent, and resampling them one by one makes intervals shrink
+with the vote count while the error from the fixed prompt pool does not. Without clusters, votes are
+resampled one by one (vote-level intervals). Cluster replicates are spread about the estimate by the square
+root of :func:`ratings.intervals.cluster_correction` (a fit absorbs part of each cluster's variation, as
+the cluster sandwich's docstring explains).
+
 A replicate resamples the board's votes with replacement, which is an exact multinomial draw
 over the board's distinct rows (:class:`~ratings.resample.MultinomialSampler`); on the overall
 board the cell-balancing weights are recomputed from each replicate's cell totals, as they would
@@ -30,10 +38,10 @@ from scipy.sparse import csr_array
 from ratings.aggregate import BoardRows
 from ratings.bt import DEFAULT_MAX_ITER
 from ratings.graph import FINITE, MINUS_INF, PLUS_INF, UNDEFINED, largest_strong_member, limit_states
-from ratings.intervals import center
+from ratings.intervals import center, cluster_correction
 from ratings.newton import preconditioner, solve_columns
 from ratings.pairs import pair_counts
-from ratings.resample import MultinomialSampler, TableCache
+from ratings.resample import ClusterSampler, MultinomialSampler, TableCache
 from ratings.weighting import cell_balance_factors
 
 __all__ = ["BOOTSTRAP_TOL", "BootstrapResult", "bootstrap_board"]
@@ -204,7 +212,7 @@ class _RowSums:
 
 def _replicate_block(
     board: BoardRows,
-    sampler: MultinomialSampler,
+    sampler: MultinomialSampler | ClusterSampler,
     sums: _RowSums,
     rounds: int,
     rng: np.random.Generator,
@@ -244,7 +252,7 @@ def bootstrap_board(
     workers: int | None = None,
     tables: TableCache | None = None,
 ) -> BootstrapResult:
-    """Resample a board's votes ``n_rounds`` times and refit each replicate.
+    """Resample a board's votes (or its clusters, when its rows carry them) ``n_rounds`` times and refit each replicate.
 
     Parameters
     ----------
@@ -271,7 +279,11 @@ def bootstrap_board(
     precond = preconditioner(theta_hat, pairs, pair_counts(board).wins)
     theta_hat = center(theta_hat)
     setup = _FitSetup(theta_hat, pairs, precond, as_i, as_j, tol, max_iter)
-    sampler = MultinomialSampler(board.count, tables)
+    sampler: MultinomialSampler | ClusterSampler
+    if board.cluster is not None:
+        sampler = ClusterSampler(board.count, board.cluster, board.n_clusters)
+    else:
+        sampler = MultinomialSampler(board.count, tables)
     sums = _RowSums(board)
     batch = int(min(max(_FIT_ELEMENTS // max(p, 1), 16), 1024))
     starts = list(range(0, n_rounds, batch))
@@ -288,6 +300,12 @@ def bootstrap_board(
     else:
         results = [work(k) for k in range(len(starts))]
     theta = np.concatenate([r[0] for r in results]) if results else np.empty((0, n))
+    if (
+        board.cluster is not None
+    ):  # the leverage correction of the cluster sandwich, on the replicates' spread
+        factor = np.sqrt(cluster_correction(board.n_clusters, n))
+        with np.errstate(invalid="ignore"):
+            theta = theta_hat + factor * (theta - theta_hat)
     return BootstrapResult(
         theta=theta,
         n_limit=sum(r[1] for r in results),

@@ -10,7 +10,8 @@
   variance, ``m`` new votes between the two add ``m * w`` to the precision of ``d`` (Sherman-Morrison
   on the information; ``w = p (1 - p) * efficiency``, ``p`` the expected win probability and
   ``efficiency = (sum w)^2 / (N sum w^2)`` of the pair's vote weights). The pair is settled once
-  ``z^2 / (1/v + m w) < d^2``, so ``m = (z^2 / d^2 - 1/v) / w``, assuming the gap stays as estimated.
+  ``z^2 / (1/v + m w) < d^2``, so ``m = (z^2 / d^2 - 1/v) / w``, assuming the gap stays as estimated;
+  ``z`` is the ranks' simultaneous (max-T) critical value, so "settled" means what the ranks mean.
 """
 
 from __future__ import annotations
@@ -75,12 +76,19 @@ def normal_draws(theta: np.ndarray, cov: np.ndarray, n_draws: int, rng: np.rando
     return np.asarray(theta)[None, :] + rng.standard_normal((n_draws, len(values))) @ root
 
 
-def votes_to_settle(gap: float, variance: float, p: float, level: float, efficiency: float = 1.0) -> float:
+def votes_to_settle(
+    gap: float,
+    variance: float,
+    p: float,
+    level: float,
+    efficiency: float = 1.0,
+    critical: float | None = None,
+) -> float:
     """New votes between two models until the gap ``gap`` (nats, variance ``variance``) is significant.
 
     0 when it already is; ``inf`` when ``gap`` is 0 or ``p (1 - p)`` is 0.
     """
-    z = normal_quantile(level)
+    z = normal_quantile(level) if critical is None or not np.isfinite(critical) else critical
     gap = abs(gap)
     if variance <= 0.0 or gap * gap >= z * z * variance:
         return 0.0
@@ -109,8 +117,10 @@ def board_certainty(
     level: float,
     replicates: np.ndarray | None = None,
     rng: np.random.Generator | None = None,
+    critical: float | None = None,
 ) -> Certainty:
-    """The certainty figures of one fitted board (see the module docstring)."""
+    """The certainty figures of one fitted board (see the module docstring); ``critical`` is the ranks'
+    simultaneous critical value (settling a pair means its lead exceeds that many standard errors)."""
     theta = np.asarray(theta, dtype=np.float64)
     if replicates is not None:
         draws, source = replicates, "bootstrap"
@@ -134,6 +144,8 @@ def board_certainty(
         if settled[hi]:
             needed[hi] = 0.0
         else:
-            needed[hi] = votes_to_settle(gap, float(var[hi, lo]), p, level, _efficiency(counts, hi, lo))
+            needed[hi] = votes_to_settle(
+                gap, float(var[hi, lo]), p, level, _efficiency(counts, hi, lo), critical
+            )
             needed[hi] = max(needed[hi], 1.0) if needed[hi] == 0.0 else needed[hi]
     return Certainty(p_best, p_top, settled, needed, source)

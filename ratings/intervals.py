@@ -11,13 +11,22 @@ not a fact. Everything here is computed on quantities the anchor cannot change:
   anchor has an interval of positive width, and changing the anchor moves every endpoint of the
   board by the same constant. (The old rule shifted each replicate so the anchor read exactly 1000,
   which gave the anchor a zero-width interval and put its sampling error into everyone else's.)
-* **Ranks** come from pairwise differences: model ``j`` is *above* model ``i`` when the interval of
-  ``theta_j - theta_i`` (same replicates, or the sandwich covariance) lies above zero
-  (:func:`pairwise_above`, :func:`pairwise_above_normal`); a model's rank is ``1 +`` the number of
-  models above it (:func:`ranks_from_above`), so several models can share a rank.
+* **Ranks** come from pairwise differences with *simultaneous* control: model ``j`` is *above* model
+  ``i`` when the simultaneous interval of ``theta_j - theta_i`` lies above zero, the intervals
+  ``d -+ c se`` of all pairs holding together with probability ``level`` (max-T: ``c`` is the
+  ``level`` quantile of the largest studentized deviation over all pairs, from the joint bootstrap
+  replicates or from normal draws with the sandwich covariance; :func:`pairwise_above_simultaneous`,
+  :func:`pairwise_above_normal_simultaneous`). So the chance that a board carries any wrong-direction
+  claim is at most ``1 - level``, not ``1 - level`` per pair (780 pairs on a 40-model board). A model's
+  rank is ``1 +`` the number of models above it (:func:`ranks_from_above`), so several models can
+  share a rank. The per-pair rules (:func:`pairwise_above`, :func:`pairwise_above_normal`) remain for
+  single comparisons.
 * **Sandwich** (fast): the robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths, where
   ``A`` is the observed information at the estimate and ``J`` the sum of outer products of per-vote
-  scores; ties and cell weights make ``J`` differ from ``A`` (Huber 1967; White 1980).
+  scores; ties and cell weights make ``J`` differ from ``A`` (Huber 1967; White 1980). When the votes
+  carry clusters (prompts), ``J`` sums outer products of the scores *summed per cluster*, times
+  ``C / (C - 1)`` (:func:`cluster_sandwich_covariance`; Liang and Zeger 1986, the CR1 correction), so
+  votes on one prompt, which share its stored outputs, count as one unit of evidence, not many.
 """
 
 from __future__ import annotations
@@ -25,19 +34,25 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, ndtri
 
+from ratings.aggregate import BoardRows
 from ratings.newton import laplacians, sum_zero_inverse
-from ratings.pairs import PairCounts
+from ratings.pairs import PairCounts, row_weights
 from ratings.scale import DEFAULT_ANCHOR_RATING, ELO_PER_NAT
 
 __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_MIN_VOTES",
+    "board_sandwich_covariance",
     "center",
+    "cluster_correction",
+    "cluster_sandwich_covariance",
     "difference_variances",
     "display_offset",
     "normal_quantile",
     "pairwise_above",
     "pairwise_above_normal",
+    "pairwise_above_normal_simultaneous",
+    "pairwise_above_simultaneous",
     "percentile_intervals",
     "provisional_models",
     "ranks_from_above",
@@ -181,6 +196,86 @@ def pairwise_above_normal(theta: np.ndarray, cov: np.ndarray, level: float = DEF
     return above
 
 
+def _max_t_above(
+    diff: np.ndarray, se: np.ndarray, deviations: np.ndarray, level: float
+) -> tuple[np.ndarray, float]:
+    """``diff - c se > 0`` per pair with ``c`` the ``level`` quantile of ``max_pairs |deviation| / se``."""
+    usable = np.isfinite(se) & (se > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.abs(deviations[:, usable]) / se[usable]
+    t = np.where(np.isnan(t), np.inf, t)  # an undefined difference in a replicate counts against any claim
+    worst = np.minimum(t.max(axis=1), _HUGE) if t.shape[1] else np.zeros(len(t))
+    c = float(np.quantile(worst, level)) if len(worst) else np.inf
+    c = np.inf if c > 1e100 else c
+    above = np.zeros(len(diff), dtype=bool)
+    above[usable] = diff[usable] - c * se[usable] > 0.0
+    return above, c
+
+
+def _to_matrix(n: int, i: np.ndarray, j: np.ndarray, up: np.ndarray, down: np.ndarray) -> np.ndarray:
+    """``above[i, j] = up`` and ``above[j, i] = down`` for pairs ``i < j``."""
+    above = np.zeros((n, n), dtype=bool)
+    above[i, j] = up
+    above[j, i] = down
+    return above
+
+
+def pairwise_above_simultaneous(
+    replicates: np.ndarray, theta_hat: np.ndarray, level: float = DEFAULT_LEVEL
+) -> tuple[np.ndarray, float]:
+    """``above[j, i]`` with simultaneous control over all pairs, from joint bootstrap replicates (max-T).
+
+    For each pair, ``d = theta_j - theta_i`` at the estimate and ``se`` the replicates' root mean square
+    deviation from ``d``
+    (infinite replicates left out); ``c`` is the ``level`` quantile over replicates of
+    ``max over pairs |d_r - d| / se`` (a replicate with an infinite or undefined difference counts as
+    infinite). ``j`` is above ``i`` when ``d - c se > 0``: the claims of a board are all right together
+    with probability about ``level``. Differences only, so no anchor enters. Returns ``above`` and ``c``.
+    """
+    x = np.asarray(replicates, dtype=np.float64)
+    theta_hat = center(theta_hat)
+    n = x.shape[1]
+    i, j = np.triu_indices(n, 1)
+    if len(i) == 0 or len(x) < 2:
+        return np.zeros((n, n), dtype=bool), normal_quantile(level)
+    with np.errstate(invalid="ignore"):
+        dev = (x[:, i] - x[:, j]) - (theta_hat[i] - theta_hat[j])
+    finite = np.where(np.isfinite(dev), dev, np.nan)
+    se = np.sqrt(np.nanmean(finite**2, axis=0)) if np.isfinite(dev).any() else np.full(len(i), np.nan)
+    d = theta_hat[i] - theta_hat[j]
+    up, c = _max_t_above(d, se, dev, level)
+    down, _ = _max_t_above(-d, se, dev, level)
+    return _to_matrix(n, i, j, up, down), c
+
+
+#: Normal draws of the sandwich's max-T critical value (seeded: the sandwich board stays deterministic).
+MAX_T_DRAWS = 4000
+
+
+def pairwise_above_normal_simultaneous(
+    theta: np.ndarray, cov: np.ndarray, level: float = DEFAULT_LEVEL, *, draws: int = MAX_T_DRAWS
+) -> tuple[np.ndarray, float]:
+    """``above[j, i]`` with simultaneous control over all pairs under the normal with covariance ``cov`` (max-T).
+
+    ``c`` is the ``level`` quantile of ``max over pairs |Z_j - Z_i| / se_ij`` for ``Z ~ N(0, cov)``
+    (``draws`` draws from a fixed seed, so the same board gives the same relation). Returns ``above`` and ``c``.
+    """
+    theta = center(theta)
+    n = len(theta)
+    i, j = np.triu_indices(n, 1)
+    if len(i) == 0:
+        return np.zeros((n, n), dtype=bool), normal_quantile(level)
+    values, vectors = np.linalg.eigh(np.asarray(cov, dtype=np.float64))
+    root = (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+    z = np.random.default_rng(0).standard_normal((draws, n)) @ root
+    se = np.sqrt(difference_variances(cov)[i, j])
+    d = theta[i] - theta[j]
+    dev = z[:, i] - z[:, j]
+    up, c = _max_t_above(d, se, dev, level)
+    down, _ = _max_t_above(-d, se, dev, level)
+    return _to_matrix(n, i, j, up, down), c
+
+
 def ranks_from_above(above: np.ndarray) -> np.ndarray:
     """Rank of each model: ``1 +`` the number of models above it (column sums of ``above``)."""
     return 1 + np.asarray(above, dtype=bool).sum(axis=0)
@@ -212,6 +307,55 @@ def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
     a_inv = sum_zero_inverse(laplacians(curvature, counts.pairs, n))
     j_mat = laplacians(meat, counts.pairs, n)
     return a_inv @ j_mat @ a_inv
+
+
+def cluster_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: PairCounts) -> np.ndarray:
+    """Cluster-robust covariance ``A^-1 J_C A^-1`` of the sum-zero log-strengths.
+
+    ``J_C = f * sum_c u_c u_c'`` where ``u_c`` is the score vector of cluster ``c`` (the scores of its
+    votes summed), ``C`` the number of clusters and ``f = cluster_correction(C, n)``: a fit of ``k = n - 1``
+    free strengths absorbs on average ``k / C`` of each cluster's score variance (the cluster leverages sum
+    to ``k``), so the raw meat is too small by about ``1 - k / C`` (4% in SE at 360 prompts and 30
+    models, what the simulation in ``bench/bench_coverage.py`` showed before the correction). With one vote
+    per cluster and no correction this is :func:`sandwich_covariance`. ``counts`` are ``pair_counts(board)``.
+
+    Raises
+    ------
+    ValueError
+        If the board's rows carry no clusters.
+    """
+    if board.cluster is None:
+        raise ValueError("the board's votes carry no clusters")
+    theta = np.asarray(theta, dtype=np.float64)
+    n, n_clusters = counts.n_models, board.n_clusters
+    i = board.pairs[board.pair, 0].astype(np.int64)
+    j = board.pairs[board.pair, 1].astype(np.int64)
+    y = np.array([1.0, 0.0, 0.5])[board.outcome]
+    g = board.count * row_weights(board) * (y - expit(theta[i] - theta[j]))
+    c = board.cluster.astype(np.int64)
+    u = np.bincount(c * n + i, weights=g, minlength=n_clusters * n)
+    u -= np.bincount(c * n + j, weights=g, minlength=n_clusters * n)
+    u = u.reshape(n_clusters, n)
+    scale = cluster_correction(n_clusters, n)
+    s = expit(theta[counts.pairs[:, 0]] - theta[counts.pairs[:, 1]])
+    a_inv = sum_zero_inverse(laplacians(counts.weight.sum(axis=1) * s * (1.0 - s), counts.pairs, n))
+    return a_inv @ (scale * (u.T @ u)) @ a_inv
+
+
+def cluster_correction(n_clusters: int, n_models: int) -> float:
+    """Variance factor ``C / (C - k)``, ``k = n_models - 1``, at most 2: the leverage correction of a cluster-robust
+    variance (the cluster analogue of HC1's ``N / (N - k)``); 1 without clusters to spare."""
+    k = max(n_models - 1, 0)
+    if n_clusters <= 1:
+        return 1.0
+    return float(n_clusters / max(n_clusters - k, n_clusters / 2.0))
+
+
+def board_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: PairCounts) -> np.ndarray:
+    """The board's sandwich: cluster-robust when its rows carry clusters, vote-level otherwise."""
+    if board.cluster is not None:
+        return cluster_sandwich_covariance(theta, board, counts)
+    return sandwich_covariance(theta, counts)
 
 
 def sandwich_standard_errors(theta: np.ndarray, counts: PairCounts) -> np.ndarray:

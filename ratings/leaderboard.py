@@ -22,7 +22,8 @@ class BoardRow:
     """One model on a board. ``rating``/``ci_*`` are Elo-like; counts are raw votes.
 
     ``rank`` is ``1 +`` the number of models in ``above``: those whose lead over this model is
-    significant (the interval of the rating difference lies above zero), strongest first.
+    significant with all pairs of the board controlled together (the simultaneous, max-T interval of the
+    rating difference lies above zero), strongest first.
     """
 
     model: str
@@ -78,6 +79,9 @@ class Board:
         Bootstrap replicates ``(R, n)`` of the log-strengths in ``counts.models`` order, each in
         the sum-zero gauge (the anchor plays no part; see :mod:`ratings.intervals`); ``None`` for
         the sandwich. ``ELO_PER_NAT * replicates`` are rating draws up to one constant per board.
+    n_clusters : int
+        Prompts the intervals resampled (bootstrap) or summed scores over (sandwich): the intervals are
+        cluster-robust; 0 when the votes carried no prompt and the intervals are vote-level.
     """
 
     key: BoardKey | str  # a str names a board fitted from a selection (ratings.board.fit_selected_rows)
@@ -94,6 +98,7 @@ class Board:
     excluded: tuple[Exclusion, ...]
     notes: tuple[str, ...]
     replicates: np.ndarray | None = None
+    n_clusters: int = 0
 
     @property
     def n_votes(self) -> int:

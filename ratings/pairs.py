@@ -16,7 +16,7 @@ from ratings.aggregate import BoardRows, aggregate_votes, board_rows
 from ratings.votes import factorize, outcome_codes
 from ratings.weighting import cell_balance_factors
 
-__all__ = ["PairCounts", "count_pairs", "pair_counts"]
+__all__ = ["PairCounts", "count_pairs", "pair_counts", "row_weights"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,12 +69,18 @@ class PairCounts:
         return {"votes": wins + losses + ties, "wins": wins, "losses": losses, "ties": ties}
 
 
-def pair_counts(board: BoardRows) -> PairCounts:
-    """Sum a board's rows into :class:`PairCounts`, balancing taxonomy cells if the board does."""
+def row_weights(board: BoardRows) -> np.ndarray:
+    """Per-vote weight of each row after cell balancing (the board's own weights if it balances no cells)."""
     w = board.weight
     if board.cell is not None:
         totals = np.bincount(board.cell, weights=board.count * w, minlength=board.n_cells)
         w = w * cell_balance_factors(totals)[board.cell]
+    return w
+
+
+def pair_counts(board: BoardRows) -> PairCounts:
+    """Sum a board's rows into :class:`PairCounts`, balancing taxonomy cells if the board does."""
+    w = row_weights(board)
     col = board.pair.astype(np.int64) * 3 + board.outcome
     size = 3 * len(board.pairs)
 

@@ -24,6 +24,9 @@ numpy's Poisson sampler directly, so the tables' memory is bounded whatever the 
 table per distinct mean made it grow with the history: 3.3 GB at 5 million votes).
 
 When ``N`` is smaller than the number of rows, the votes themselves are drawn instead.
+
+:class:`ClusterSampler` resamples whole clusters (prompts) instead of votes, for boards whose votes carry
+one (see :mod:`ratings.aggregate` for why prompts).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import math
 import numpy as np
 from scipy.special import pdtr
 
-__all__ = ["MultinomialSampler", "TableCache"]
+__all__ = ["ClusterSampler", "MultinomialSampler", "TableCache"]
 
 _GUIDE_BITS = 16
 _GUIDE_CELLS = 1 << _GUIDE_BITS
@@ -222,3 +225,44 @@ class MultinomialSampler:
         flat = rows + self.n_rows * np.arange(rounds)[:, None]
         counts = np.bincount(flat.ravel(), minlength=self.n_rows * rounds)
         return counts.reshape(rounds, self.n_rows).T.astype(np.int32)
+
+
+class ClusterSampler:
+    """Draw replicates of a cluster bootstrap: resample the ``C`` clusters with replacement.
+
+    A replicate takes ``C`` clusters uniformly with replacement, i.e. multiplicities
+    ``m ~ Multinomial(C, 1/C)``, and every row of cluster ``c`` then counts ``m_c`` times its votes.
+    Same interface as :class:`MultinomialSampler` (``(n_rows, rounds)`` draws), so the bootstrap sums
+    and refits replicates the same way whichever sampler made them.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Number of votes on each row.
+    cluster : numpy.ndarray
+        Cluster index of each row, ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters.
+    """
+
+    def __init__(self, counts: np.ndarray, cluster: np.ndarray, n_clusters: int) -> None:
+        self.counts = np.asarray(counts, dtype=np.float64)
+        self.cluster = np.asarray(cluster, dtype=np.intp)
+        self.n_clusters = int(n_clusters)
+        self.n_rows = len(self.counts)
+
+    def block_rounds(self) -> int:
+        """Replicates per call that keep temporary arrays around a million elements."""
+        return max(1, _ELEMENTS_PER_BLOCK // max(1, self.n_rows))
+
+    def multiplicities(self, rng: np.random.Generator, rounds: int) -> np.ndarray:
+        """``(n_clusters, rounds)`` times each cluster is drawn in each replicate."""
+        c = self.n_clusters
+        if c == 0:
+            return np.zeros((0, rounds))
+        return rng.multinomial(c, np.full(c, 1.0 / c), size=rounds).T.astype(np.float64)
+
+    def draw(self, rng: np.random.Generator, rounds: int, dtype: type = np.float64) -> np.ndarray:
+        """``(n_rows, rounds)`` resampled vote counts of each row."""
+        m = self.multiplicities(rng, rounds)
+        return (self.counts[:, None] * m[self.cluster]).astype(dtype, copy=False)

@@ -1,10 +1,11 @@
 """One board's uncertainty in one call: display intervals, the pairwise ``above`` relation, replicates.
 
 The rule (see :mod:`ratings.intervals`): replicates never see the anchor; display intervals are the
-replicates shifted by the board's one offset; model ``j`` is above model ``i`` when the interval of
-``theta_j - theta_i`` lies above zero. :func:`board_uncertainty` applies it with the bootstrap or the
-sandwich, so callers (the board, and anything that needs the replicates or the covariance later) share
-one implementation.
+replicates shifted by the board's one offset; model ``j`` is above model ``i`` when the simultaneous
+interval of ``theta_j - theta_i`` (all pairs of the board together at the level, max-T) lies above zero.
+:func:`board_uncertainty` applies it with the bootstrap or the sandwich, so callers (the board, and anything
+that needs the replicates or the covariance later) share one implementation. Both are cluster-robust
+(prompts resampled, scores summed per prompt) when the board's rows carry clusters, and vote-level otherwise.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from ratings.bootstrap import bootstrap_board
 from ratings.bt import DEFAULT_MAX_ITER
 from ratings.intervals import (
     DEFAULT_LEVEL,
+    board_sandwich_covariance,
     display_offset,
-    pairwise_above,
-    pairwise_above_normal,
+    pairwise_above_normal_simultaneous,
+    pairwise_above_simultaneous,
     replicate_intervals,
-    sandwich_covariance,
     sandwich_intervals,
 )
 from ratings.leaderboard import IntervalMethod
@@ -42,7 +43,8 @@ class Uncertainty:
     low, high : numpy.ndarray
         ``(n,)`` display interval ends (Elo-like; ``+-inf`` when unbounded).
     above : numpy.ndarray
-        ``(n, n)`` bool, ``above[j, i]``: model ``j``'s lead over model ``i`` is significant.
+        ``(n, n)`` bool, ``above[j, i]``: model ``j``'s lead over model ``i`` is significant, all pairs
+        of the board controlled together (max-T over pairs).
     offset : float
         The board's one shift: ``rating = offset + ELO_PER_NAT * center(theta)``.
     replicates : numpy.ndarray or None
@@ -51,6 +53,9 @@ class Uncertainty:
         ``(n, n)`` sandwich covariance of the sum-zero log-strengths; ``None`` for the bootstrap.
     notes : tuple of str
         Replicates at infinity or unconverged, if any.
+    critical : float
+        The simultaneous (max-T) critical value behind ``above``: a lead counts when it exceeds
+        ``critical`` standard errors of the difference.
     """
 
     low: np.ndarray
@@ -60,6 +65,7 @@ class Uncertainty:
     replicates: np.ndarray | None = None
     covariance: np.ndarray | None = None
     notes: tuple[str, ...] = field(default=())
+    critical: float = float("nan")
 
 
 def board_uncertainty(
@@ -83,9 +89,10 @@ def board_uncertainty(
     """
     offset = display_offset(theta, anchor, anchor_rating)
     if interval == "sandwich":
-        cov = sandwich_covariance(theta, pair_counts(board))
+        cov = board_sandwich_covariance(theta, board, pair_counts(board))
         low, high = sandwich_intervals(theta, cov, offset, level)
-        return Uncertainty(low, high, pairwise_above_normal(theta, cov, level), offset, covariance=cov)
+        above, critical = pairwise_above_normal_simultaneous(theta, cov, level)
+        return Uncertainty(low, high, above, offset, covariance=cov, critical=critical)
     if rng is None:
         raise ValueError("the bootstrap needs a random generator (rng)")
     boot = bootstrap_board(
@@ -100,5 +107,5 @@ def board_uncertainty(
         )
     if boot.n_unconverged:
         notes.append(f"{boot.n_unconverged} bootstrap replicates did not reach the tolerance")
-    above = pairwise_above(boot.theta, level)
-    return Uncertainty(low, high, above, offset, replicates=boot.theta, notes=tuple(notes))
+    above, critical = pairwise_above_simultaneous(boot.theta, theta, level)
+    return Uncertainty(low, high, above, offset, replicates=boot.theta, notes=tuple(notes), critical=critical)

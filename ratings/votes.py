@@ -123,6 +123,9 @@ class Votes:
         Positive per-vote weights; ``None`` means every vote weighs 1.
     use_case, capability, methodology, modality : numpy.ndarray or None
         Optional tags (object arrays; ``None`` where a vote lacks the tag).
+    cluster : numpy.ndarray or None
+        The prompt each vote was cast on (any hashable id, one per vote), for cluster-robust
+        intervals; ``None``: the votes are treated as independent (vote-level intervals).
     """
 
     model_a: np.ndarray
@@ -133,6 +136,7 @@ class Votes:
     capability: np.ndarray | None = None
     methodology: np.ndarray | None = None
     modality: np.ndarray | None = None
+    cluster: np.ndarray | None = None
 
     @classmethod
     def from_columns(
@@ -146,6 +150,7 @@ class Votes:
         capability: Sequence[str | None] | np.ndarray | None = None,
         methodology: Sequence[str | None] | np.ndarray | None = None,
         modality: Sequence[str | None] | np.ndarray | None = None,
+        cluster: Sequence[Hashable] | np.ndarray | None = None,
     ) -> Votes:
         """Validate and store vote columns (one entry per vote in each).
 
@@ -153,7 +158,8 @@ class Votes:
         ------
         ValueError
             On columns of different lengths, unknown outcomes, a vote of a model against itself,
-            or a weight that is not a positive finite number.
+            or a weight that is not a positive finite number, or a missing cluster
+            (when clusters are given, every vote needs one).
         """
         a = np.asarray(model_a, dtype=object).ravel()
         b = np.asarray(model_b, dtype=object).ravel()
@@ -176,6 +182,13 @@ class Votes:
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"vote {k}: weight must be a positive finite number (got {w[k]})")
+        cl = _optional_column(cluster, n, "cluster")
+        if cl is not None:
+            missing = np.flatnonzero(np.equal(cl, None))
+            if len(missing):
+                raise ValueError(
+                    f"vote {int(missing[0])}: no cluster (prompt id); give every vote one or none"
+                )
         return cls(
             model_a=a,
             model_b=b,
@@ -185,6 +198,7 @@ class Votes:
             capability=_optional_column(capability, n, "capability"),
             methodology=_optional_column(methodology, n, "methodology"),
             modality=_optional_column(modality, n, "modality"),
+            cluster=cl,
         )
 
     def __len__(self) -> int:
@@ -219,6 +233,7 @@ class Votes:
             capability=pick(self.capability),
             methodology=pick(self.methodology),
             modality=pick(self.modality),
+            cluster=pick(self.cluster),
         )
 
     def for_modality(self, modality: str) -> Votes:

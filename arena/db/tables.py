@@ -363,9 +363,9 @@ class VoteVerdict(SQLModel, table=True):
 
 
 class VoteTally(SQLModel, table=True):
-    """Votes counted per group of everything a board reads (cell, pair, outcome, methodology, source): all of
-    them and the kept ones. Kept up to date incrementally (`arena.vote_tallies`), so the rating job and the
-    batch filters read a few thousand rows instead of every vote."""
+    """Votes counted per group of everything a board reads (cell, pair, outcome, methodology, source, prompt):
+    all of them and the kept ones. Kept up to date incrementally (`arena.vote_tallies`), so the rating job and
+    the batch filters read rows that grow with prompts x pairs instead of every vote."""
 
     __tablename__ = "vote_tallies"
 
@@ -377,6 +377,7 @@ class VoteTally(SQLModel, table=True):
     winner: str = Field(primary_key=True, max_length=16)
     methodology: str = Field(primary_key=True, max_length=16)
     source: str = Field(primary_key=True, max_length=16)
+    prompt_id: str = Field(primary_key=True, max_length=80)  # the cluster the boards' intervals resample
     votes: int = 0
     kept: int = 0
 

@@ -141,7 +141,10 @@ def _votes(
         if not prompts:
             return []
         clauses.append(Vote.prompt_id.in_(prompts))  # type: ignore[attr-defined]
-    return grouped_kept_votes(conn, modality, include_simulated=include_simulated, where=clauses)
+    # by prompt: votes on one prompt share its stored outputs, so the intervals resample prompts
+    return grouped_kept_votes(
+        conn, modality, include_simulated=include_simulated, where=clauses, by_prompt=True
+    )
 
 
 def fit_combined(

@@ -206,9 +206,14 @@ def personal_board(
     fitted = [v for v in votes if v.model_a in inside and v.model_b in inside]
     reference, reference_rating, is_anchor = _reference(placed, records, public, anchor)
     try:
+        prompts = [getattr(v, "prompt_id", None) for v in fitted]
         board = compute_board(
             Votes.from_columns(
-                [v.model_a for v in fitted], [v.model_b for v in fitted], [v.winner for v in fitted]
+                [v.model_a for v in fitted],
+                [v.model_b for v in fitted],
+                [v.winner for v in fitted],
+                # prompts resampled when every vote has one (votes on a prompt share its stored outputs)
+                cluster=prompts if all(p is not None for p in prompts) else None,
             ),
             anchor=reference,
             anchor_rating=reference_rating,

@@ -75,11 +75,13 @@ class SessionRecord:
 
 @dataclass(frozen=True)
 class CountedVote:
-    """A counted vote in the battles form the ratings read: sorted models and the winner code."""
+    """A counted vote in the battles form the ratings read: sorted models, the winner code and the prompt (the
+    cluster the board's intervals resample; None when unknown)."""
 
     model_a: str
     model_b: str
     winner: str
+    prompt_id: str | None = None
 
 
 def _picked(winner: str, a_side: str) -> str:
@@ -157,11 +159,11 @@ def session_record(conn: Connection, session_id: str, *, limit: int, offset: int
 def counted_votes(conn: Connection, session_id: str) -> dict[str, list[CountedVote]]:
     """Every counted vote of the session, per modality, oldest first."""
     rows = conn.execute(
-        select(Vote.modality, Vote.model_a, Vote.model_b, Vote.winner)
+        select(Vote.modality, Vote.model_a, Vote.model_b, Vote.winner, Vote.prompt_id)
         .where(Vote.session_id == session_id, ~_filtered())
         .order_by(Vote.id)
     ).all()
     out: dict[str, list[CountedVote]] = defaultdict(list)
     for r in rows:
-        out[r.modality].append(CountedVote(r.model_a, r.model_b, r.winner))
+        out[r.modality].append(CountedVote(r.model_a, r.model_b, r.winner, r.prompt_id))
     return dict(out)

@@ -75,7 +75,9 @@ def _reference_boards(engine, settings) -> dict[str, list[dict]]:
         models = [Model.model_validate(r._mapping) for r in conn.execute(select(Model)).all()]
         rows = conn.execute(kept_votes_query("text_to_image", include_simulated=settings.demo_mode)).all()
     col = lambda i: [r[i] for r in rows]  # noqa: E731
-    votes = Votes.from_columns(col(1), col(2), col(3), use_case=col(4), capability=col(5), methodology=col(6))
+    votes = Votes.from_columns(
+        col(1), col(2), col(3), use_case=col(4), capability=col(5), methodology=col(6), cluster=col(8)
+    )
     mine = [m for m in models if m.modality == "text_to_image"]
     boards = compute_all_boards(
         votes,

@@ -156,7 +156,9 @@ def test_snapshots_with_another_anchor_keep_every_rank_and_shift_each_board_by_o
     first, second = by_anchor["model-0"], by_anchor["model-2"]
     assert set(first) == set(second) and len(first) >= 3
     for key, snap in first.items():
-        assert snap.params["uncertainty"] == "one-shift-intervals+pairwise-ranks"
+        assert snap.params["uncertainty"] == "one-shift-intervals+simultaneous-pairwise-ranks+prompt-clusters"
+        # the stored tallies carry the prompt: intervals resample prompts, or say why they cannot
+        assert snap.params["clusters"] >= 10 or any("too few to resample" in n for n in snap.params["notes"])
         one = {r["model"]: r for r in snap.rows}
         two = {r["model"]: r for r in second[key].rows}
         shift = two["model-0"]["rating"] - one["model-0"]["rating"]

@@ -87,7 +87,10 @@ def _assert_tallies_match(engine) -> None:
     with engine.connect() as conn:
         for simulated in (False, True):
             expected = [
-                tuple(r) for r in grouped_kept_votes(conn, "text_to_image", include_simulated=simulated)
+                tuple(r)
+                for r in grouped_kept_votes(
+                    conn, "text_to_image", include_simulated=simulated, by_prompt=True
+                )
             ]
             got = [tuple(r) for r in kept_groups(conn, "text_to_image", include_simulated=simulated)]
             assert got == expected

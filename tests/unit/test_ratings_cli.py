@@ -244,3 +244,35 @@ def test_fit_skips_a_self_battle_with_a_note_and_strict_refuses_it(tmp_path):
     strict = _run("--battles", str(path), "--bootstrap", "50", "--strict")
     assert strict.exit_code == 2
     assert "line 11: model_a and model_b are the same model ('imagen-4')" in strict.stderr
+
+
+def test_fit_reads_question_id_as_the_cluster_and_says_when_intervals_are_vote_level(tmp_path: Path):
+    rng = np.random.default_rng(5)
+    from ratings.simulate import simulate_clustered_votes
+
+    a, b, o, p = simulate_clustered_votes(np.linspace(-0.5, 0.5, 4), 6000, rng, n_prompts=30)
+    names = ["flux-1-schnell", "m1", "m2", "m3"]
+    winners = ["model_a", "model_b", "tie"]
+    with_ids = tmp_path / "ids.jsonl"
+    without = tmp_path / "plain.jsonl"
+    with_ids.write_text(
+        "".join(
+            json.dumps(
+                {"model_a": names[x], "model_b": names[y], "winner": winners[z], "question_id": int(q)}
+            )
+            + "\n"
+            for x, y, z, q in zip(a, b, o, p, strict=True)
+        )
+    )
+    without.write_text(
+        "".join(
+            json.dumps({"model_a": names[x], "model_b": names[y], "winner": winners[z]}) + "\n"
+            for x, y, z in zip(a, b, o, strict=True)
+        )
+    )
+    clustered = _run("--battles", str(with_ids), "--bootstrap", "100")
+    plain = _run("--battles", str(without), "--bootstrap", "100")
+    assert clustered.exit_code == 0 and plain.exit_code == 0
+    assert "cluster-robust over 30 prompts" in clustered.output
+    assert "intervals are vote-level" not in clustered.output
+    assert "intervals are vote-level" in plain.output
