@@ -8,12 +8,18 @@ speaks the API come from the models file alone: a suite that names one is refuse
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from arena.providers.params import PARAMS_BY_ADAPTER, Generation
 
 RULE = "where a request goes and which credential it carries come from the models file alone"
+#: Keys inside a table of request-body defaults that would send something elsewhere or carry a secret (Replicate's
+#: and fal's `webhook`, a callback URL, headers, a key): refused in overrides whatever the adapter.
+ROUTING_KEY = re.compile(
+    r"webhook|callback|url|uri|endpoint|host|header|api_key|apikey|token|secret|password", re.I
+)
 
 
 def _marks(adapter: str) -> dict[str, Generation]:
@@ -49,7 +55,9 @@ def refused_overrides(adapter: str | None, params: Mapping[str, Any]) -> list[tu
     for name in [adapter] if adapter else list(PARAMS_BY_ADAPTER):  # unknown adapter: what any one refuses
         for key, mark in _marks(name).items():
             value = params.get(key)
-            for inner in sorted(set(mark.refused) & set(value)) if isinstance(value, Mapping) else []:
+            inner_keys = set(value) if isinstance(value, Mapping) else set()
+            routing = set(mark.refused) | {k for k in inner_keys if ROUTING_KEY.search(str(k))}
+            for inner in sorted(routing & inner_keys):
                 where = f"{key}.{inner}"
                 if where not in {k for k, _ in refused}:
                     refused.append(

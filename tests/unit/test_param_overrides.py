@@ -72,3 +72,16 @@ def test_merge_names_the_model_and_the_key_or_puts_overrides_on_top():
         merge_overrides("openai_compatible", "legit", base, {"base_url": "http://attacker/v1"})
     merged = merge_overrides("openai_compatible", "legit", base, {"sizes": ["512x512"]})
     assert merged == {**base, "sizes": ["512x512"]}
+
+
+@pytest.mark.parametrize(
+    "inner",
+    ["webhook", "webhook_url", "callback_url", "image_url", "extra_headers", "api_key", "upload_token"],
+)
+def test_request_defaults_that_would_send_results_elsewhere_or_carry_a_secret_are_refused(inner):
+    """Replicate and fal take a `webhook` in the body: the provider would post every result to that address."""
+    overrides = {"defaults": {inner: "http://attacker.example/hook", "num_inference_steps": 20}}
+    for adapter in ("submit_poll", "openai_compatible", None):
+        [(key, reason)] = refused_overrides(adapter, overrides)
+        assert key == f"defaults.{inner}" and "where the request goes" in reason
+    assert refused_overrides("submit_poll", {"defaults": {"num_inference_steps": 20}}) == []
