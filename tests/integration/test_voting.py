@@ -95,7 +95,7 @@ def test_nothing_before_the_vote_names_a_model(voter, world):
     for secret in secrets:
         assert secret not in received, secret
     for image in images:
-        assert image.headers["cache-control"] == "no-store"
+        assert image.headers["cache-control"] == "no-store, no-transform"
         assert "etag" not in image.headers and "last-modified" not in image.headers
         assert b"model" not in image.content.lower() and b"sandbox" not in image.content.lower()
     assert re.fullmatch(r"/img/[A-Za-z0-9_-]{32}", m["images"]["left"])
