@@ -1,7 +1,8 @@
 """Do the judge report's intervals cover the truth? Simulated human votes and simulated judges of known accuracy
-and bias (`arena.judge.simulate`), 100 seeds each: agreement with the human majority, Cohen's kappa, the
-position-bias rate and the Kendall / Spearman correlation of the judge board with the human board, each
-checked against its exact population value. Prints the coverage of the nominal 95% intervals. Not a test.
+and bias (`arena.judge.simulate`), 100 seeds each: agreement with the human majority (all matchups and decisive
+ones), Cohen's kappa and the kappa with A/B-symmetrised marginals, the position-bias rate and the Kendall /
+Spearman correlation of the judge board with the human board, each checked against its exact population value.
+Prints the coverage of the nominal 95% intervals. Not a test.
 
     python bench/bench_judge.py [--seeds 100] [--matchups 600] [--human-votes 20000]
 """
@@ -56,7 +57,13 @@ def main() -> None:
             e = simulate_once(judge, truth, matchups=args.matchups, human_votes=args.human_votes, seed=seed)
             figures = {
                 "agreement": (e.agreement.rate, e.agreement.low, e.agreement.high),
-                "kappa": (e.agreement.kappa, e.agreement.kappa_low, e.agreement.kappa_high),
+                "decisive": (e.agreement.decisive_rate, e.agreement.decisive_low, e.agreement.decisive_high),
+                "cohen_kappa": (
+                    e.agreement.cohen_kappa,
+                    e.agreement.cohen_kappa_low,
+                    e.agreement.cohen_kappa_high,
+                ),
+                "sym_kappa": (e.agreement.sym_kappa, e.agreement.sym_kappa_low, e.agreement.sym_kappa_high),
                 "position_bias": e.position_bias,
             }
             if e.correlation is not None:

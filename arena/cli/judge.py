@@ -121,19 +121,49 @@ def _pct(value: Any) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+def _num(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _interval(low: Any, high: Any, fmt: Any = _pct) -> str:
+    return f"[{fmt(low)}, {fmt(high)}]"
+
+
 def _headline(report: dict[str, Any]) -> None:
     board = report["run"]["params"].get("board", "overall")
     a = report["agreement"].get(board, {})
     if a.get("n"):
         typer.echo(
             f"agreement with the human majority ({board}): {_pct(a['rate'])} "
-            f"[{_pct(a['low'])}, {_pct(a['high'])}] over {a['n']} matchups; chance {_pct(a['chance'])}; "
-            f"kappa {a['kappa']:.3f} [{a['kappa_low']:.3f}, {a['kappa_high']:.3f}]"
+            f"{_interval(a['low'], a['high'])} over {a['n']} matchups; "
+            f"chance {_pct(a['sym_chance'])} (A/B-symmetrised marginals)"
+        )
+        typer.echo(
+            f"  decisive (neither judge nor majority a tie): {_pct(a['decisive_rate'])} "
+            f"{_interval(a['decisive_low'], a['decisive_high'])} over {a['decisive_n']} matchups"
+        )
+        typer.echo(
+            f"  Cohen's kappa {_num(a['cohen_kappa'])} "
+            f"{_interval(a['cohen_kappa_low'], a['cohen_kappa_high'], _num)}; "
+            f"kappa with A/B-symmetrised marginals {_num(a['sym_kappa'])} "
+            f"{_interval(a['sym_kappa_low'], a['sym_kappa_high'], _num)} "
+            f"(bootstrap over {a['clusters']} {a['bootstrap']})"
+        )
+    ceiling = report["human_ceiling"]
+    if ceiling["message"]:
+        typer.echo(f"human-human agreement ceiling: {ceiling['message']}")
+    else:
+        h, d = ceiling["all"], ceiling["decisive"]
+        typer.echo(
+            f"human-human agreement ceiling (two voters on the same matchup): {_pct(h['rate'])} "
+            f"{_interval(h['low'], h['high'])} over {h['matchups']} matchups ({h['pairs']} voter pairs); "
+            f"decisive pairs {_pct(d['rate'])} {_interval(d['low'], d['high'])} over {d['matchups']} matchups"
         )
     bias = report["position_bias"]
     typer.echo(
-        f"position-bias rate (verdict flips with the order): {_pct(bias['rate'])}; "
-        f"order-dependent: {_pct(bias['order_dependent_rate'])}"
+        f"position-bias rate (verdict flips with the order): {_pct(bias['rate'])} "
+        f"{_interval(bias['low'], bias['high'])} of {bias['scored']}; order-dependent: "
+        f"{_pct(bias['order_dependent_rate'])} {_interval(bias['order_dependent_low'], bias['order_dependent_high'])}"
     )
     corr = report["correlation"]
     if corr:
@@ -185,11 +215,14 @@ def report_command(
     for reason, n in c["unscored_reasons"].items():
         typer.echo(f"  unscored {n}x: {reason}")
     _headline(report)
-    typer.echo("\nagreement by slice (rate [95% interval], n, kappa):")
+    typer.echo(
+        "\nagreement by slice (rate [95% interval], n; decisive rate, n; Cohen's kappa; kappa A/B-symmetrised):"
+    )
     for key, a in report["agreement"].items():
         typer.echo(
-            f"  {key:48s} {_pct(a['rate']):>6s} [{_pct(a['low'])}, {_pct(a['high'])}]  n={a['n']:<4d} "
-            f"kappa={'n/a' if a['kappa'] is None else format(a['kappa'], '.2f')}"
+            f"  {key:48s} {_pct(a['rate']):>6s} {_interval(a['low'], a['high'])}  n={a['n']:<4d} "
+            f"decisive {_pct(a['decisive_rate'])} n={a['decisive_n']:<4d} "
+            f"cohen={_num(a['cohen_kappa'])} sym={_num(a['sym_kappa'])}"
         )
     if report["judge_board"]["rows"]:
         typer.echo("\njudge board (from judge verdicts alone) beside the human board:")
@@ -243,11 +276,14 @@ def check_command(
     if as_json:
         print_json(result.to_dict())
     else:
+        out, scored = result.to_dict(), result.scored.to_dict()
         typer.echo(
             f"{result.items} items, {result.unscored} unscored; agreement {_pct(result.agreement_rate)} "
             f"[{_pct(result.agreement_low)}, {_pct(result.agreement_high)}] (threshold {_pct(result.min_agreement)}); "
-            f"kappa {'n/a' if result.scored.to_dict()['kappa'] is None else format(result.scored.kappa, '.3f')} "
-            f"(threshold {result.min_kappa:.3f}); position-bias rate {_pct(result.position_bias_rate)}"
+            f"kappa with A/B-symmetrised marginals {_num(scored['sym_kappa'])} "
+            f"(threshold {result.min_kappa:.3f}; Cohen's kappa {_num(scored['cohen_kappa'])}); "
+            f"position-bias rate {_pct(out['position_bias_rate'])} "
+            f"{_interval(out['position_bias_low'], out['position_bias_high'])}"
         )
         typer.echo("PASS" if result.passed else "FAIL: " + "; ".join(result.failures))
     if not result.passed:

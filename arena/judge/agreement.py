@@ -1,5 +1,6 @@
-"""Agreement between a judge and people: rates with Wilson intervals, Cohen's kappa with a bootstrap interval,
-and rank correlations between two boards. Pure numpy/scipy, so the bench and the report share every formula.
+"""Agreement between a judge and people: rates with Wilson intervals, Cohen's kappa and the kappa with
+A/B-symmetrised marginals with bootstrap intervals, and rank correlations between two boards. Pure numpy/scipy,
+so the bench and the report share every formula.
 
 Outcomes use the ratings package's codes from A's point of view: 0 = A wins, 1 = B wins, 2 = tie.
 """
@@ -30,15 +31,18 @@ __all__ = [
 N_CATEGORIES = 3
 
 
-def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (stays inside [0, 1], sane at 0 and n successes)."""
+def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (stays inside [0, 1], sane at 0 and n successes).
+    `successes` may be a sum of shares in [0, 1] (see `arena.judge.ceiling`)."""
     if n <= 0:
         return (float("nan"), float("nan"))
     z = float(stats.norm.ppf(0.5 + level / 2))
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, float(centre - half)), min(1.0, float(centre + half)))
+    low = 0.0 if successes <= 0 else max(0.0, float(centre - half))  # exact ends, not rounding residue
+    high = 1.0 if successes >= n else min(1.0, float(centre + half))
+    return (low, high)
 
 
 def confusion_matrix(judge: np.ndarray, human: np.ndarray, k: int = N_CATEGORIES) -> np.ndarray:
@@ -78,58 +82,150 @@ def cohen_kappa(judge: np.ndarray, human: np.ndarray, *, symmetric: bool = False
 
 @dataclass(frozen=True)
 class Agreement:
-    """How often the judge's outcome equals the human majority's, with intervals, and the chance level."""
+    """How often the judge's outcome equals the human majority's, with intervals, the chance levels, and two
+    kappas, each named for what it is:
+
+    - ``cohen_kappa``: Cohen's kappa of the judge-vs-human confusion table as it stands (chance agreement from
+      the two raters' own marginals, ``cohen_chance``);
+    - ``sym_kappa``: kappa with A/B-symmetrised marginals: Cohen's kappa of the table averaged with its A/B
+      mirror (:func:`symmetrize`), the same as Cohen's kappa of every matchup counted once as labelled and once
+      with A and B swapped. Its chance level is ``sym_chance``. It does not depend on which model of a matchup
+      is called A (name order), which plain Cohen's kappa does.
+
+    ``decisive_*`` is the agreement on the matchups where neither the judge nor the human majority is a tie.
+    ``bootstrap`` says what the kappa intervals resample: ``prompts`` (matchups of one prompt together) or
+    ``matchups``.
+    """
 
     n: int
     agree: int
     rate: float
     low: float
     high: float
-    chance: float  # agreement expected from the two marginals alone (kappa's p_e)
-    kappa: float
-    kappa_low: float
-    kappa_high: float
+    decisive_n: int
+    decisive_agree: int
+    decisive_rate: float
+    decisive_low: float
+    decisive_high: float
+    cohen_chance: float
+    cohen_kappa: float
+    cohen_kappa_low: float
+    cohen_kappa_high: float
+    sym_chance: float
+    sym_kappa: float
+    sym_kappa_low: float
+    sym_kappa_high: float
+    bootstrap: str
+    clusters: int
 
-    def to_dict(self) -> dict[str, float | int | None]:
+    def to_dict(self) -> dict[str, float | int | str | None]:
         """JSON-safe (nan becomes None)."""
         return {
             k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in self.__dict__.items()
         }
 
 
+def _chance(tables: np.ndarray) -> np.ndarray:
+    """Agreement expected from the row and column marginals alone (kappa's p_e)."""
+    n = tables.sum(axis=(-2, -1))
+    return (tables.sum(axis=-1) * tables.sum(axis=-2)).sum(axis=-1) / (n * n)
+
+
+def _boot_tables(
+    judge: np.ndarray,
+    human: np.ndarray,
+    clusters: np.ndarray | None,
+    n_bootstrap: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, int]:
+    """Bootstrap replicates of the confusion table, (n_bootstrap, k, k), and the number of resampled units.
+
+    Without clusters, matchups are resampled with replacement: a multinomial draw of the table. With clusters
+    (a prompt id per matchup), whole clusters are resampled with replacement, so matchups of the same prompt,
+    which share a prompt's difficulty, move together and the interval is not narrowed by their correlation.
+    """
+    k = N_CATEGORIES
+    cells = judge * k + human
+    if clusters is None:
+        n = cells.size
+        counts = np.bincount(cells, minlength=k * k)
+        draws = rng.multinomial(n, counts / n, size=n_bootstrap)
+        return draws.reshape(-1, k, k).astype(np.float64), n
+    _, index = np.unique(np.asarray(clusters, dtype=object).astype(str), return_inverse=True)
+    n_clusters = int(index.max()) + 1
+    per_cluster = np.zeros((n_clusters, k * k))
+    np.add.at(per_cluster, (index, cells), 1.0)
+    weights = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=n_bootstrap)
+    return (weights @ per_cluster).reshape(-1, k, k), n_clusters
+
+
+def _quantiles(values: np.ndarray, level: float) -> tuple[float, float]:
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return (float("nan"), float("nan"))
+    tail = (1 - level) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return (float(low), float(high))
+
+
 def measure_agreement(
     judge: np.ndarray,
     human: np.ndarray,
     *,
+    clusters: np.ndarray | None = None,
     level: float = 0.95,
     n_bootstrap: int = 2000,
     rng: np.random.Generator | None = None,
 ) -> Agreement:
-    """Agreement rate (Wilson interval) and Cohen's kappa (percentile bootstrap over matchups) of outcomes
-    coded from A's point of view. Kappa and the chance level are computed on the A/B-symmetrized table
-    (:func:`symmetrize`), so they do not depend on which model of each matchup is called A; the agreement
-    rate is the same either way.
+    """Agreement rate and decisive agreement (Wilson intervals), Cohen's kappa and the kappa with A/B-symmetrised
+    marginals (percentile bootstrap intervals from the same replicates) of outcomes coded from A's point of view.
 
-    The kappa bootstrap resamples the confusion table multinomially, which is the same as resampling
-    matchups with replacement and costs nothing per matchup.
+    The bootstrap resamples prompts when ``clusters`` (one prompt id per matchup) is given, else matchups
+    (a multinomial draw of the confusion table, the same as resampling matchups with replacement).
     """
+    judge = np.asarray(judge, dtype=np.int64)
+    human = np.asarray(human, dtype=np.int64)
     table = confusion_matrix(judge, human)
     n = int(table.sum())
     nan = float("nan")
+    unit = "matchups" if clusters is None else "prompts"
     if n == 0:
-        return Agreement(0, 0, nan, nan, nan, nan, nan, nan, nan)
+        return Agreement(
+            0, 0, nan, nan, nan, 0, 0, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, unit, 0
+        )
     agree = int(np.trace(table))
     low, high = wilson_interval(agree, n, level)
+    decisive = table[:2, :2]
+    d_n, d_agree = int(decisive.sum()), int(np.trace(decisive))
+    d_rate = d_agree / d_n if d_n else nan
+    d_low, d_high = wilson_interval(d_agree, d_n, level)
     sym = symmetrize(table)
-    chance = float((sym.sum(axis=1) * sym.sum(axis=0)).sum() / (n * n))
-    kappa = float(_kappa_from_tables(sym))
     rng = rng or np.random.default_rng(0)
-    draws = rng.multinomial(n, table.ravel() / n, size=n_bootstrap).reshape(-1, N_CATEGORIES, N_CATEGORIES)
-    boot = _kappa_from_tables(symmetrize(draws.astype(np.float64)))
-    boot = boot[np.isfinite(boot)]
-    tail = (1 - level) / 2
-    k_low, k_high = (nan, nan) if boot.size == 0 else np.quantile(boot, [tail, 1 - tail])
-    return Agreement(n, agree, agree / n, low, high, chance, kappa, float(k_low), float(k_high))
+    draws, units = _boot_tables(judge, human, clusters, n_bootstrap, rng)
+    c_low, c_high = _quantiles(_kappa_from_tables(draws), level)
+    s_low, s_high = _quantiles(_kappa_from_tables(symmetrize(draws)), level)
+    return Agreement(
+        n,
+        agree,
+        agree / n,
+        low,
+        high,
+        d_n,
+        d_agree,
+        d_rate,
+        d_low,
+        d_high,
+        float(_chance(table)),
+        float(_kappa_from_tables(table)),
+        c_low,
+        c_high,
+        float(_chance(sym)),
+        float(_kappa_from_tables(sym)),
+        s_low,
+        s_high,
+        unit,
+        units,
+    )
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """`arena judge check`: the CI gate. A held-out labelled set (JSON lines: a prompt, two images, the people's
-label) is judged in both orders; the gate fails when agreement or Cohen's kappa falls below its threshold.
+label) is judged in both orders; the gate fails when agreement or the kappa with A/B-symmetrised marginals (see
+`arena.judge.agreement.Agreement`; which image a file calls "a" is the file author's choice, so the gate must not
+depend on it) falls below its threshold. Cohen's kappa is reported beside it.
 
     {"id": "sign-01", "modality": "text_to_image", "use_case": "marketing_advertising",
      "prompt": "A bakery sign that reads \\"OPEN\\"", "image_a": "a.png", "image_b": "b.png", "label": "a"}
@@ -123,6 +125,8 @@ class CheckResult:
     agreement_high: float
     scored: Agreement
     position_bias_rate: float
+    position_bias_low: float
+    position_bias_high: float
     min_agreement: float
     min_kappa: float
     failures: tuple[str, ...]
@@ -134,7 +138,11 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe."""
-        out = {k: v for k, v in self.__dict__.items() if k != "scored"}
+        out = {
+            k: (None if isinstance(v, float) and not np.isfinite(v) else v)
+            for k, v in self.__dict__.items()
+            if k != "scored"
+        }
         out["scored"] = self.scored.to_dict()
         out["failures"] = list(self.failures)
         out["passed"] = self.passed
@@ -169,9 +177,10 @@ def check_labelled(
     failures = []
     if rate < min_agreement:
         failures.append(f"agreement {rate:.1%} is below the threshold {min_agreement:.1%}")
-    if not scored or not np.isfinite(agreement.kappa) or agreement.kappa < min_kappa:
-        shown = "undefined" if not scored or not np.isfinite(agreement.kappa) else f"{agreement.kappa:.3f}"
-        failures.append(f"kappa {shown} is below the threshold {min_kappa:.3f}")
+    kappa = agreement.sym_kappa
+    if not scored or not np.isfinite(kappa) or kappa < min_kappa:
+        shown = "undefined" if not scored or not np.isfinite(kappa) else f"{kappa:.3f}"
+        failures.append(f"kappa (A/B-symmetrised) {shown} is below the threshold {min_kappa:.3f}")
     return CheckResult(
         len(items),
         len(items) - len(scored),
@@ -180,6 +189,7 @@ def check_labelled(
         high,
         agreement,
         float(flips.mean()) if flips.size else float("nan"),
+        *wilson_interval(int(flips.sum()), int(flips.size)),
         min_agreement,
         min_kappa,
         tuple(failures),

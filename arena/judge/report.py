@@ -1,7 +1,8 @@
 """The calibration report of one judge run: agreement with the human majority (overall, per board, use case
-and capability) with 95% intervals, Cohen's kappa, the position-bias rate, the judge board and its rank
-correlation with the human board, the worst disagreements, and calibration drift. One dict, shared by
-`arena judge report`, the JSON API and the operator page.
+and capability; all outcomes and decisive matchups only) with 95% intervals, Cohen's kappa and the kappa with
+A/B-symmetrised marginals, the human-human agreement ceiling beside it, the position-bias rate with its interval,
+the judge board and its rank correlation with the human board, the worst disagreements, and calibration drift.
+One dict, shared by `arena judge report`, the JSON API and the operator page.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import numpy as np
 from sqlalchemy import Engine, select
 
 from arena.db.tables import JudgeRun, JudgeVerdict, Output, Prompt, RatingSnapshot
-from arena.judge.agreement import measure_agreement
+from arena.judge.agreement import measure_agreement, wilson_interval
 from arena.judge.boards import HumanBoard, fit_judge_board
+from arena.judge.ceiling import human_ceiling
 from arena.judge.drift import calibration_drift
 from arena.judge.orders import TIE
 
@@ -58,12 +60,24 @@ def human_board(engine: Engine, modality: str) -> HumanBoard | None:
     )
 
 
-def _agreement_table(judge: np.ndarray, human: np.ndarray, groups: np.ndarray, prefix: str) -> dict[str, Any]:
+def _agreement_table(
+    judge: np.ndarray, human: np.ndarray, prompts: np.ndarray, groups: np.ndarray, prefix: str
+) -> dict[str, Any]:
     out = {}
     for value in sorted(set(groups.tolist())):
         mask = groups == value
-        out[f"{prefix}={value}"] = measure_agreement(judge[mask], human[mask]).to_dict()
+        out[f"{prefix}={value}"] = measure_agreement(
+            judge[mask], human[mask], clusters=prompts[mask]
+        ).to_dict()
     return out
+
+
+def _rate(hits: np.ndarray) -> dict[str, float | int | None]:
+    """Share of True with its 95% Wilson interval (None when empty)."""
+    if not hits.size:
+        return {"rate": None, "low": None, "high": None}
+    low, high = wilson_interval(int(hits.sum()), int(hits.size))
+    return {"rate": float(hits.mean()), "low": low, "high": high}
 
 
 def _disagreements(rows: list[Any], limit: int) -> list[dict[str, Any]]:
@@ -144,8 +158,12 @@ def build_report(
     human = np.array([r.human_outcome for r in scored], dtype=np.int64)
     flips = np.array([r.position_flip for r in scored], dtype=bool)
     dependent = np.array([r.order_dependent for r in scored], dtype=bool)
+    prompts = np.array([r.prompt_id for r in scored], dtype=object)
     modality = run.params.get("modality", "")
     board_key = run.params.get("board", "overall")
+    ceiling = human_ceiling(
+        engine, modality, board=board_key, include_simulated=bool(run.params.get("include_simulated"))
+    )
     hb = human_board(engine, modality)
     jb = fit_judge_board(
         np.array([r.model_a for r in scored], dtype=object),
@@ -194,18 +212,20 @@ def build_report(
             "unscored_reasons": unscored,
         },
         "agreement": {
-            board_key: measure_agreement(judge, human).to_dict(),
+            board_key: measure_agreement(judge, human, clusters=prompts).to_dict(),
             **_agreement_table(
-                judge, human, np.array([r.use_case for r in scored], dtype=object), "use_case"
+                judge, human, prompts, np.array([r.use_case for r in scored], dtype=object), "use_case"
             ),
             **_agreement_table(
-                judge, human, np.array([r.capability for r in scored], dtype=object), "capability"
+                judge, human, prompts, np.array([r.capability for r in scored], dtype=object), "capability"
             ),
         },
+        "human_ceiling": {"board": board_key, **ceiling.to_dict()},
         "position_bias": {
-            "rate": float(flips.mean()) if flips.size else None,
+            **_rate(flips),
             "flips": int(flips.sum()),
-            "order_dependent_rate": float(dependent.mean()) if dependent.size else None,
+            **{f"order_dependent_{k}": v for k, v in _rate(dependent).items()},
+            "order_dependent": int(dependent.sum()),
             "judge_ties": int((judge == TIE).sum()),
             "scored": int(flips.size),
         },

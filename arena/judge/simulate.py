@@ -119,9 +119,14 @@ def known_values(judge: SimJudge, truth: Truth) -> dict[str, float]:
     chance = float((table.sum(axis=1) * table.sum(axis=0)).sum())
     theta_j = _population_theta(pj, ia, ib, truth.models)
     theta_h = _population_theta(ph, ia, ib, truth.models)
+    kappa = (agree - chance) / (1 - chance) if chance < 1 else float("nan")
+    decisive = table[:2, :2]
     return {
         "agreement": agree,
-        "kappa": (agree - chance) / (1 - chance) if chance < 1 else float("nan"),
+        "decisive": float(np.trace(decisive) / decisive.sum()) if decisive.sum() > 0 else float("nan"),
+        # every ordered pair is drawn, so the population table is A/B-symmetric: both kappas have this value
+        "cohen_kappa": kappa,
+        "sym_kappa": kappa,
         "position_bias": float(flip.mean()),
         "kendall": float(stats.kendalltau(theta_j, theta_h).statistic),
         "spearman": float(stats.spearmanr(theta_j, theta_h).statistic),

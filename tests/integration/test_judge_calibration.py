@@ -58,7 +58,8 @@ def test_always_left_judge_shows_full_position_bias_and_chance_agreement(voted, 
     overall = report["agreement"]["overall"]
     # Every verdict is a position-inconsistent tie; the humans' majority is never a tie here, so agreement
     # equals its chance level (0) and kappa is 0.
-    assert overall["rate"] == pytest.approx(overall["chance"]) and overall["kappa"] == pytest.approx(0.0)
+    assert overall["rate"] == pytest.approx(overall["sym_chance"]) and overall["sym_kappa"] == pytest.approx(0.0)
+    assert overall["cohen_kappa"] == pytest.approx(0.0) and overall["decisive_n"] == 0
     with engine.connect() as conn:
         outcomes = set(conn.execute(select(JudgeVerdict.outcome)).scalars())
     assert outcomes == {TIE}
@@ -82,7 +83,7 @@ def test_80_percent_judge_agrees_within_its_interval_and_its_board_follows_the_t
         engine, 80
     )  # exactly the matchups it was built to get right
     assert overall["low"] <= 0.8 <= overall["high"]
-    assert overall["kappa_low"] > 0.2  # far from chance (the humans' majority is never a tie here)
+    assert overall["sym_kappa_low"] > 0.2  # far from chance (the humans' majority is never a tie here)
     assert report["position_bias"]["rate"] == 0.0
     # use-case and capability slices are there, each with its own interval
     slices = [k for k in report["agreement"] if k.startswith(("use_case=", "capability="))]

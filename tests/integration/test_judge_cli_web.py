@@ -126,7 +126,7 @@ def test_judge_check_passes_a_good_judge_and_fails_a_position_biased_one(cli, fa
     good = cli("judge", "check", str(labels), "--json")
     assert good.exit_code == 0, good.output
     data = json.loads(good.stdout)
-    assert data["passed"] and data["agreement_rate"] == 1.0 and data["scored"]["kappa"] == pytest.approx(1.0)
+    assert data["passed"] and data["agreement_rate"] == 1.0 and data["scored"]["sym_kappa"] == pytest.approx(1.0)
     fake_chat.responder = always_left
     bad = cli("judge", "check", str(labels))
     assert bad.exit_code == 1 and "FAIL" in bad.stdout and "position-bias rate 100.0%" in bad.stdout

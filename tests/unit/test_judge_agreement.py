@@ -67,8 +67,10 @@ def test_a_judge_that_always_says_tie_has_kappa_zero_and_agreement_equal_to_chan
     rng = np.random.default_rng(1)
     human = rng.choice(3, size=500, p=[0.45, 0.45, 0.10])
     result = measure_agreement(np.full(500, TIE), human)
-    assert result.kappa == pytest.approx(0.0)
-    assert result.rate == pytest.approx(result.chance)
+    assert result.sym_kappa == pytest.approx(0.0) and result.cohen_kappa == pytest.approx(0.0)
+    assert result.rate == pytest.approx(result.sym_chance) and result.rate == pytest.approx(
+        result.cohen_chance
+    )
     assert result.rate == pytest.approx((human == TIE).mean())
 
 
@@ -76,19 +78,23 @@ def test_a_perfect_judge_has_kappa_one():
     human = np.random.default_rng(2).choice(3, size=200)
     result = measure_agreement(human.copy(), human)
     assert (
-        result.rate == 1.0 and result.kappa == pytest.approx(1.0) and result.kappa_low == pytest.approx(1.0)
+        result.rate == 1.0
+        and result.sym_kappa == pytest.approx(1.0)
+        and result.sym_kappa_low == pytest.approx(1.0)
     )
+    assert result.cohen_kappa == pytest.approx(1.0) and result.cohen_kappa_low == pytest.approx(1.0)
 
 
 def test_agreement_intervals_cover_a_known_accuracy_about_95_percent_of_the_time():
     rng = np.random.default_rng(3)
-    covered_rate = covered_kappa = 0
+    covered_rate = covered_kappa = covered_cohen = 0
     runs = 300
     p_true = np.array([0.45, 0.45, 0.10])
     # An 80%-accurate judge that, when wrong, picks one of the two other outcomes at random.
     accuracy = 0.8
     p_e = float((p_true * p_true).sum() * accuracy + (p_true * (1 - p_true)).sum() * (1 - accuracy) / 2)
-    # kappa's population value: agreement 0.8, chance = sum over c of P(judge=c) P(human=c)
+    # kappa's population value: agreement 0.8, chance = sum over c of P(judge=c) P(human=c); A and B have the
+    # same shares, so Cohen's kappa and the A/B-symmetrised one share it
     judge_marginal = accuracy * p_true + (1 - accuracy) / 2 * (1 - p_true)
     chance = float((judge_marginal * p_true).sum())
     kappa_true = (accuracy - chance) / (1 - chance)
@@ -100,9 +106,11 @@ def test_agreement_intervals_cover_a_known_accuracy_about_95_percent_of_the_time
         judge = np.where(wrong, (human + shift) % 3, human)
         result = measure_agreement(judge, human, n_bootstrap=400, rng=rng)
         covered_rate += result.low <= accuracy <= result.high
-        covered_kappa += result.kappa_low <= kappa_true <= result.kappa_high
+        covered_kappa += result.sym_kappa_low <= kappa_true <= result.sym_kappa_high
+        covered_cohen += result.cohen_kappa_low <= kappa_true <= result.cohen_kappa_high
     assert 0.91 <= covered_rate / runs <= 0.99
     assert 0.90 <= covered_kappa / runs <= 0.99
+    assert 0.90 <= covered_cohen / runs <= 0.99
 
 
 @pytest.mark.parametrize(
@@ -170,8 +178,12 @@ def test_kappa_does_not_depend_on_which_model_of_a_matchup_is_called_a():
     relabelled = measure_agreement(np.where(flip, mirror[judge], judge), np.where(flip, mirror[human], human))
     original = measure_agreement(judge, human)
     assert original.rate == relabelled.rate
-    assert original.kappa == pytest.approx(relabelled.kappa, abs=0.02)
-    assert original.kappa > 0.4  # a judge right 80% of the time is far from chance, whatever the labelling
+    assert original.sym_kappa == pytest.approx(relabelled.sym_kappa, abs=0.02)
+    assert (
+        original.sym_kappa > 0.4
+    )  # a judge right 80% of the time is far from chance, whatever the labelling
+    # plain Cohen's kappa does depend on it: the lopsided labelling deflates it
+    assert original.cohen_kappa < relabelled.cohen_kappa - 0.05
 
 
 def _signs(order: list[float], unresolved: tuple[tuple[int, int], ...] = ()) -> np.ndarray:
