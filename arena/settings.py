@@ -244,7 +244,10 @@ class Settings(BaseSettings):
         default=0.4,
         ge=-1,
         le=1,
-        description="`arena judge check` fails when Cohen's kappa on the held-out labelled set is below this.",
+        description=(
+            "`arena judge check` fails when the kappa with A/B-symmetrised marginals on the held-out labelled set"
+            " is below this (Cohen's kappa is reported beside it)."
+        ),
     )
     operator_session_hours: float = Field(
         default=12.0,

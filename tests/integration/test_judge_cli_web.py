@@ -126,7 +126,9 @@ def test_judge_check_passes_a_good_judge_and_fails_a_position_biased_one(cli, fa
     good = cli("judge", "check", str(labels), "--json")
     assert good.exit_code == 0, good.output
     data = json.loads(good.stdout)
-    assert data["passed"] and data["agreement_rate"] == 1.0 and data["scored"]["sym_kappa"] == pytest.approx(1.0)
+    assert (
+        data["passed"] and data["agreement_rate"] == 1.0 and data["scored"]["sym_kappa"] == pytest.approx(1.0)
+    )
     fake_chat.responder = always_left
     bad = cli("judge", "check", str(labels))
     assert bad.exit_code == 1 and "FAIL" in bad.stdout and "position-bias rate 100.0%" in bad.stdout
@@ -161,6 +163,12 @@ def test_judge_run_report_and_operator_page(world, settings, cli, fake_chat):
     assert result.exit_code == 0, result.output
     assert "calibration set re-scored" in result.stdout and "24 matchups judged" in result.stdout
     assert "position-bias rate" in result.stdout and "Kendall" in result.stdout
+    # both kappas by name, decisive agreement, and the human-human ceiling (3 kept voters per matchup: B, B, A)
+    assert "Cohen's kappa" in result.stdout and "kappa with A/B-symmetrised marginals" in result.stdout
+    assert "decisive (neither judge nor majority a tie)" in result.stdout
+    assert "human-human agreement ceiling (two voters on the same matchup): 33.3%" in result.stdout
+    text = cli("judge", "report").stdout
+    assert "human-human agreement ceiling" in text and "cohen=" in text and "sym=" in text
     report = json.loads(cli("judge", "report", "--json").stdout)
     assert report["counts"]["scored"] == 24 and report["calibration"]
 
@@ -182,4 +190,26 @@ def test_judge_run_report_and_operator_page(world, settings, cli, fake_chat):
         page = http.get("/admin/judge")
         assert page.status_code == 200 and 'id="agreement"' in page.text and 'id="disagreements"' in page.text
         assert f"/admin/judge/image/{first['output_a_id']}" in page.text and 'id="calibration"' in page.text
+        assert "Cohen's kappa [95%]" in page.text and "Kappa, A/B-symmetrised marginals [95%]" in page.text
+        assert 'id="human-ceiling"' in page.text and "<strong>33.3%</strong>" in page.text
     assert np.isfinite(data["agreement"]["overall"]["rate"])
+
+
+def test_report_says_when_no_matchup_has_two_voters(world, settings, cli, fake_chat):
+    from arena.app import create_app
+    from tests.conftest import serve
+    from tests.support.judge_world import seed_votes
+
+    seed_votes(world, votes_per_pair=(1, 0))  # one kept vote per matchup; the second voter's vote is filtered
+    fake_chat.responder = lambda call: (
+        _grader()(call) if call.schema_name == "single_score" else always_left(call)
+    )
+    assert cli("judge", "run", "--sample", "6").exit_code == 0
+    text = cli("judge", "report").stdout
+    assert "human-human agreement ceiling: no matchup has two voters yet" in text
+    assert "position-bias rate (verdict flips with the order): 100.0% [61.0%, 100.0%] of 6" in text
+    with serve(create_app(settings, engine=world)) as url, httpx.Client(base_url=url) as http:
+        http.post("/admin/login", data={"token": "test-operator-token"}, headers={"Origin": url})
+        page = http.get("/admin/judge").text
+    assert "Human-human agreement: no matchup has two voters yet" in page
+    assert "<strong>100.0%</strong> [61.0%, 100.0%] of 6 scored matchups" in page
