@@ -92,7 +92,7 @@ def request_config(params: GoogleGenAIParams, request: GenerationRequest) -> dic
 
 
 def _typed(exc: Exception) -> ProviderError:
-    """The arena's typed error for an SDK APIError (code, status, message, details)."""
+    """The arena's typed error for an SDK APIError, by its HTTP code and google.rpc status first."""
     code = int(getattr(exc, "code", 0) or 0)
     status = str(getattr(exc, "status", "") or "")
     text = f"google API: HTTP {code} {status}: {getattr(exc, 'message', '') or exc}"
@@ -102,7 +102,10 @@ def _typed(exc: Exception) -> ProviderError:
         return ProviderTimeout(text)
     if code >= 500:
         return ServerError(text)
-    if is_refusal(text):
+    # Google documents refusals in the answer (promptFeedback.blockReason, finishReason, raiFilteredReason), not
+    # as an error code; a 400 INVALID_ARGUMENT can still be Imagen's blocked prompt, told only by its text. So the
+    # words decide for a 400 alone, and never when the message names a field the API did not accept.
+    if code == 400 and is_refusal(str(getattr(exc, "message", "") or exc)):
         return ContentRefused(text)
     return BadResponse(text)
 
