@@ -74,6 +74,9 @@ def imagen_config(params: GoogleGenAIParams, request: GenerationRequest) -> dict
         "number_of_images": 1,
         "aspect_ratio": params.aspect_ratio,
         "add_watermark": False,
+        # includeRaiReason: a filtered image comes back with its raiFilteredReason, so a refusal is told from a
+        # malformed answer (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/imagen-api, parameters)
+        "include_rai_reason": True,
     }
     if params.image_size:
         config["image_size"] = params.image_size

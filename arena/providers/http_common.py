@@ -124,7 +124,9 @@ def _error_details(body: bytes) -> tuple[str | None, str]:
             message = str(detail[0].get("msg") or detail[0])
         else:
             errors = error.get("errors")
-            message = error.get("message") or detail or (errors[0] if isinstance(errors, list) and errors else None)
+            message = (
+                error.get("message") or detail or (errors[0] if isinstance(errors, list) and errors else None)
+            )
             message = str(message) if message else json.dumps(error)[:300]
         return (str(code) if code else None), message
     code = data.get("code")  # xAI: {"code": "...", "error": "text"}; Ideogram: {"error": "text"}
