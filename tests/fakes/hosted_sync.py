@@ -163,40 +163,58 @@ class FakeIdeogram(ProviderFake):
         return Reply.json({"detail": "Not Found"}, 404)
 
 
-# openai-python src/openai/types/image_generate_params.py (ImageGenerateParams, commit 04448952) and
-# image_edit_params.py (ImageEditParamsBase + stream, commit 01a7709e): the text fields each endpoint takes.
-# `moderation` is a generation field only. The edit's files are image / image[] and mask.
+# The text fields of openai-python 3.57.0 (the SDK the adapter runs): src/openai/types/image_generate_params.py
+# (ImageGenerateParams) and image_edit_params.py (ImageEditParamsBase + stream); the older copies read for issue 29
+# (commits 04448952, 01a7709e) are subsets. `moderation` is a generation field only, in every version read. The
+# edit's files are image / image[] and mask.
 OPENAI_GENERATE_FIELDS = frozenset(
     {
-        "prompt",
         "background",
+        "complexity",
+        "effort",
+        "frame_count",
+        "frame_duration_ms",
         "model",
         "moderation",
         "n",
         "output_compression",
         "output_format",
+        "partial_images",
+        "prompt",
         "quality",
+        "reasoning",
         "response_format",
+        "safety_identifier",
         "size",
+        "stream",
         "style",
+        "svg",
         "user",
     }
 )
 OPENAI_EDIT_FIELDS = frozenset(
     {
-        "prompt",
         "background",
+        "complexity",
+        "effort",
+        "frame_count",
+        "frame_duration_ms",
         "input_fidelity",
+        "markup",
         "model",
         "n",
         "output_compression",
         "output_format",
         "partial_images",
+        "prompt",
         "quality",
+        "reasoning",
         "response_format",
+        "safety_identifier",
         "size",
-        "user",
         "stream",
+        "svg",
+        "user",
     }
 )
 
