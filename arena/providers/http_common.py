@@ -43,6 +43,7 @@ REQUEST_ERROR_WORDS = (
     "unknown parameter",
     "unknown_parameter",
     "unknown name",
+    "unknown field",
     "unrecognized",
     "unexpected keyword",
     "extra inputs are not permitted",
@@ -155,7 +156,7 @@ def error_for_status(
         return ServerError(text, retry_after=retry_after_seconds(headers))
     if status in refusal_statuses or code in REFUSAL_CODES:
         return ContentRefused(text)
-    if code is None and status == 400 and is_refusal(message):
+    if code is None and status == 400 and not refusal_statuses and is_refusal(message):
         return ContentRefused(text)
     return BadResponse(text)
 

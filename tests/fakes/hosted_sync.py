@@ -124,11 +124,34 @@ class FakeStability(ProviderFake):
         )
 
 
+# developer.ideogram.ai/api-reference/api-reference/generate-v3 (request form fields; the names as the page's
+# mirrors print them beside the same descriptions). Remix's own list is not cited, so remix accepts any field.
+IDEOGRAM_GENERATE_FIELDS = frozenset(
+    {
+        "prompt",
+        "seed",
+        "resolution",
+        "aspect_ratio",
+        "rendering_speed",
+        "magic_prompt",
+        "negative_prompt",
+        "num_images",
+        "color_palette",
+        "style_codes",
+        "style_type",
+        "style_reference_images",
+        "character_reference_images",
+        "character_reference_images_mask",
+    }
+)
+
+
 class FakeIdeogram(ProviderFake):
     """developer.ideogram.ai: POST /v1/ideogram-v3/{generate|remix} multipart (Api-Key) -> {created, data:
     [{url (ephemeral), is_image_safe, seed, resolution, prompt}]}; 429; 500. The API reference lists 422 as the
     safety rejection of the prompt or image; its body {"error": "..."} is as third-party guides quote it (the
-    official page's body was not read for this fake). No field list is cited, so any form field is accepted."""
+    official page's body was not read for this fake). generate-v3 takes only IDEOGRAM_GENERATE_FIELDS; another
+    field is answered 400 {"error": ...} (the shape of Ideogram's errors; the exact text is the fake's)."""
 
     name = "ideogram"
     hosts = ("api.ideogram.ai",)
@@ -139,9 +162,15 @@ class FakeIdeogram(ProviderFake):
     def auth_error(self) -> Reply:
         return Reply.json({"error": "Unauthorized"}, 401)
 
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return IDEOGRAM_GENERATE_FIELDS if request.path.endswith("/generate") else None
+
     def api(self, request: Request) -> Reply:
         fields, files = request.form()
         self.record(request, dict(fields), files)
+        unknown = self.unknown_fields(request, {**fields, **files})
+        if unknown:
+            return Reply.json({"error": f"Invalid input: unknown field '{unknown[0]}'"}, 400)
         scenario = self.next_scenario()
         if scenario == "refused":
             return Reply.json({"error": "Prompt or provided image failed the safety checks"}, 422)
@@ -357,20 +386,56 @@ class FakeOpenAIImages(ProviderFake):
         return None if count <= 16 else "at most 16 input images"
 
 
+# github.com/togethercomputer/openapi openapi.yaml (commit 090263aa, 2026-04-28): the request body properties of
+# POST /images/generations.
+TOGETHER_FIELDS = frozenset(
+    {
+        "disable_safety_checker",
+        "guidance_scale",
+        "height",
+        "image_loras",
+        "image_url",
+        "model",
+        "n",
+        "negative_prompt",
+        "output_format",
+        "prompt",
+        "reference_images",
+        "response_format",
+        "seed",
+        "steps",
+        "width",
+    }
+)
+
+
 class FakeTogether(ProviderFake):
     """docs.together.ai images: POST /v1/images/generations (Bearer) {model, prompt, width, height, steps, seed,
     response_format "base64" | "url", disable_safety_checker} -> {id, model, object: list, data: [{index,
     b64_json | url}]}; 429 rate limit; 503 overloaded. Editing goes through the same endpoint: Kontext takes one
     image as the string `image_url`, FLUX.2 and Google models a `reference_images` list
-    (https://docs.together.ai/docs/inference/images/reference-images); another shape gets a 400."""
+    (https://docs.together.ai/docs/inference/images/reference-images); another shape gets a 400. The body takes
+    only the properties of POST /images/generations in Together's OpenAPI spec (TOGETHER_FIELDS), another answered
+    400 in the spec's ErrorData shape. Together documents no refusal status or code, so no "refused"."""
 
     name = "together"
     hosts = ("api.together.xyz",)
+
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return TOGETHER_FIELDS
+
+    def unknown_field(self, name: str) -> Reply:
+        error = {"message": f"unknown field '{name}'", "type": "invalid_request_error", "param": name}
+        return Reply.json({"error": error}, 400)
+
     delivery = "inline"
 
     def api(self, request: Request) -> Reply:
         body = request.json()
         self.record(request, body)
+        unknown = self.unknown_fields(request, body)
+        if unknown:
+            return self.unknown_field(unknown[0])
         invalid = self._invalid_reference(body)
         if invalid:
             return Reply.json({"error": {"message": invalid, "type": "invalid_request_error"}}, 400)

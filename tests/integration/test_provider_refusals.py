@@ -85,17 +85,27 @@ def test_an_openai_unknown_parameter_is_a_request_error_even_when_it_names_moder
     assert "moderation" in str(info.value)
 
 
-def test_a_field_outside_bfls_documented_body_is_refused(keys):
-    """FLUX 1.1 [pro] takes the fields of its documented request body; `guidance` is not one of them."""
-    broken = with_params(
-        "flux-1-1-pro", defaults={**preset("flux-1-1-pro").params["defaults"], "guidance": 3}
-    )
+@pytest.mark.parametrize(
+    ("slug", "field", "answer"),
+    [
+        ("gpt-image-1", "safety_tolerance", "unknown_parameter"),  # not in ImageGenerateParams
+        ("flux-1-1-pro", "guidance", "extra_forbidden"),  # not in FLUX 1.1 [pro]'s request body
+        ("flux-1-schnell-together", "moderation", "unknown field"),  # not in Together's OpenAPI body
+        ("ideogram-3", "moderation", "unknown field"),  # not a generate-v3 form field
+    ],
+)
+def test_a_field_outside_the_documented_list_is_refused_as_a_request_error(slug, field, answer, keys):
+    """Where a fake cites the provider's field list, an undocumented field gets the provider's error: a
+    BadResponse, never a refusal, whatever the field is called."""
+    entry = preset(slug)
+    broken = with_params(slug, defaults={**entry.params.get("defaults", {}), field: 1})
     fake = started(broken)
     try:
-        with pytest.raises(BadResponse, match="extra_forbidden"):
+        with pytest.raises(BadResponse, match=answer) as info:
             call(broken, fake)
     finally:
         fake.stop()
+    assert not isinstance(info.value, ContentRefused) and not info.value.retryable
 
 
 @pytest.mark.parametrize("entry", KEYED, ids=ids(KEYED))

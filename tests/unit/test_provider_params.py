@@ -193,6 +193,9 @@ UNKNOWN_MODERATION = (
         (400, b'{"detail": "Unknown parameter: moderation"}', frozenset(), BadResponse),
         (400, b'{"detail": "safety_tolerance is not supported"}', frozenset(), BadResponse),
         (400, b"blocked by the safety system", frozenset(), ContentRefused),
+        # A provider that documents its refusal status (Ideogram: 422) never has a 400 read by its words.
+        (400, b'{"error": "Invalid input: moderation"}', frozenset({422}), BadResponse),
+        (400, b'{"error": "Invalid input: unknown field moderation"}', frozenset(), BadResponse),
     ],
 )
 def test_errors_are_typed_by_documented_status_and_code_before_words(status, body, refusal_statuses, kind):
