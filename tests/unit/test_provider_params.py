@@ -208,3 +208,30 @@ def test_dotted_paths_walk_objects_and_lists_and_return_none_when_missing():
     assert dotted(data, "result.images.0.url") == "u"
     assert dotted(data, "id") == 0
     assert dotted(data, "result.images.3.url") is None and dotted(data, "nope.x") is None
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "message", "kind"),
+    [
+        # google.rpc Status errors, as google-genai's errors.APIError parses them: a field the API does not know
+        # is a request error even when it is named "safety...".
+        (400, "INVALID_ARGUMENT", 'Invalid JSON payload received. Unknown name "safetySetting"', BadResponse),
+        # Imagen's blocked prompt is a 400 told only by its text: the last resort reads it as a refusal.
+        (
+            400,
+            "INVALID_ARGUMENT",
+            "The prompt could not be submitted: it violates the safety policy",
+            ContentRefused,
+        ),
+        (403, "PERMISSION_DENIED", "The caller does not have permission (safety settings)", BadResponse),
+        (429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", RateLimited),
+    ],
+)
+def test_google_errors_are_typed_by_code_and_status_before_words(code, status, message, kind):
+    pytest.importorskip("google.genai")
+    from google.genai import errors
+
+    from arena.providers.google_genai import _typed
+
+    error = errors.APIError(code, {"error": {"code": code, "message": message, "status": status}})
+    assert type(_typed(error)) is kind
