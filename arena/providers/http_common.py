@@ -35,9 +35,9 @@ from arena.providers.params import parse_size
 REFUSAL_CODES = frozenset(
     {"content_policy_violation", "moderation_blocked", "content_filter", "content_moderation"}
 )
-# The last resort, for an error that carries no code at all: words of a safety refusal. Never applied to an
-# error with a code, nor to a message naming a request field the API did not accept (an unknown `moderation`
-# or `safety_tolerance` field is a request error, not a refusal).
+# The last resort, for an error that carries no code from a provider that documents no refusal status: words of
+# a safety refusal. Never applied to an error with a code, nor to a message naming a request field the API did
+# not accept (an unknown `moderation` or `safety_tolerance` field is a request error, not a refusal).
 REFUSAL_WORDS = ("safety", "moderat", "nsfw", "content policy", "content_policy")
 REQUEST_ERROR_WORDS = (
     "unknown parameter",
@@ -145,7 +145,7 @@ def error_for_status(
     """The typed error for an HTTP error status, decided by the provider's documented status and error code:
     429, 408, 5xx; a status the provider documents as its safety rejection (`refusal_statuses`, e.g. Ideogram's
     422); a documented refusal code; any other coded 4xx is a request error (BadResponse). Only a 400 without any
-    code falls back to words (`is_refusal`)."""
+    code, from a provider that documents no refusal status, falls back to words (`is_refusal`)."""
     code, message = _error_details(body)
     text = f"{what}: HTTP {status}" + (f" ({code})" if code else "") + f": {message}"
     if status == 429:
