@@ -97,13 +97,22 @@ class _FormProvider:
         if self._owns_http:
             await self._http.aclose()
 
+    # HTTP statuses the provider documents as its safety rejection (typed ContentRefused by status alone).
+    refusal_statuses: frozenset[int] = frozenset()
+
     def _headers(self) -> dict[str, str]:
         raise NotImplementedError
 
     async def _post(self, files: list[tuple[str, Any]]) -> tuple[dict[str, Any], float]:
         headers = self._headers()
         response, headers_at = await fetch(
-            self._http, "POST", self.params.endpoint, files=files, headers=headers, what="images API"
+            self._http,
+            "POST",
+            self.params.endpoint,
+            files=files,
+            headers=headers,
+            what="images API",
+            refusal_statuses=self.refusal_statuses,
         )
         return json_object(response.content, what="images API response"), headers_at
 
@@ -126,10 +135,6 @@ class StabilityProvider(_FormProvider):
                 last_byte = time.perf_counter()
         except TimeoutError as exc:
             raise ProviderTimeout(f"no image within {self.params.timeout_s:g} s") from exc
-        except BadResponse as exc:
-            if getattr(exc, "http_status", None) == 403 and "content_moderation" in str(exc):
-                raise ContentRefused(str(exc)) from exc
-            raise
         reason = data.get("finish_reason")
         if reason == "CONTENT_FILTERED":
             raise ContentRefused("images API: finish_reason CONTENT_FILTERED")
@@ -147,7 +152,11 @@ class StabilityProvider(_FormProvider):
 
 
 class IdeogramProvider(_FormProvider):
-    """Ideogram 3.0 generate (text to image) and remix / edit (with the reference image)."""
+    """Ideogram 3.0 generate (text to image) and remix / edit (with the reference image). Ideogram's API reference
+    lists 422 as the safety rejection of the prompt or image (developer.ideogram.ai, generate-v3 / remix-v3
+    responses), so a 422 is a refusal whatever its text."""
+
+    refusal_statuses = frozenset({422})
 
     def _headers(self) -> dict[str, str]:
         key = api_key_from_env(self.params.api_key_env)

@@ -74,6 +74,9 @@ def imagen_config(params: GoogleGenAIParams, request: GenerationRequest) -> dict
         "number_of_images": 1,
         "aspect_ratio": params.aspect_ratio,
         "add_watermark": False,
+        # includeRaiReason: a filtered image comes back with its raiFilteredReason, so a refusal is told from a
+        # malformed answer (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/imagen-api, parameters)
+        "include_rai_reason": True,
     }
     if params.image_size:
         config["image_size"] = params.image_size
@@ -92,7 +95,7 @@ def request_config(params: GoogleGenAIParams, request: GenerationRequest) -> dic
 
 
 def _typed(exc: Exception) -> ProviderError:
-    """The arena's typed error for an SDK APIError (code, status, message, details)."""
+    """The arena's typed error for an SDK APIError, by its HTTP code and google.rpc status first."""
     code = int(getattr(exc, "code", 0) or 0)
     status = str(getattr(exc, "status", "") or "")
     text = f"google API: HTTP {code} {status}: {getattr(exc, 'message', '') or exc}"
@@ -102,7 +105,10 @@ def _typed(exc: Exception) -> ProviderError:
         return ProviderTimeout(text)
     if code >= 500:
         return ServerError(text)
-    if is_refusal(text):
+    # Google documents refusals in the answer (promptFeedback.blockReason, finishReason, raiFilteredReason), not
+    # as an error code; a 400 INVALID_ARGUMENT can still be Imagen's blocked prompt, told only by its text. So the
+    # words decide for a 400 alone, and never when the message names a field the API did not accept.
+    if code == 400 and is_refusal(str(getattr(exc, "message", "") or exc)):
         return ContentRefused(text)
     return BadResponse(text)
 

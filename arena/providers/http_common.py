@@ -28,8 +28,30 @@ from arena.providers.base import (
 )
 from arena.providers.params import parse_size
 
-REFUSAL_CODES = frozenset({"content_policy_violation", "moderation_blocked", "content_filter"})
+# Documented refusal codes, matched exactly: OpenAI gpt-image `moderation_blocked` and DALL-E
+# `content_policy_violation` (error.code of a 400); Azure OpenAI `content_filter`; fal's model-error type
+# `content_policy_violation` (https://fal.ai/docs/documentation/model-apis/errors); Stability AI's 403
+# `content_moderation` (the error body's `name`).
+REFUSAL_CODES = frozenset(
+    {"content_policy_violation", "moderation_blocked", "content_filter", "content_moderation"}
+)
+# The last resort, for an error that carries no code from a provider that documents no refusal status: words of
+# a safety refusal. Never applied to an error with a code, nor to a message naming a request field the API did
+# not accept (an unknown `moderation` or `safety_tolerance` field is a request error, not a refusal).
 REFUSAL_WORDS = ("safety", "moderat", "nsfw", "content policy", "content_policy")
+REQUEST_ERROR_WORDS = (
+    "unknown parameter",
+    "unknown_parameter",
+    "unknown name",
+    "unknown field",
+    "unrecognized",
+    "unexpected keyword",
+    "extra inputs are not permitted",
+    "invalid json payload",
+    "invalid value",
+    "not supported",
+    "not permitted",
+)
 
 
 class MissingApiKey(ProviderError):
@@ -83,21 +105,47 @@ def retry_after_seconds(headers: httpx.Headers) -> float | None:
 
 
 def _error_details(body: bytes) -> tuple[str | None, str]:
-    """(code, message) from an error body such as {"error": {"code": ..., "message": ...}}."""
+    """(code, message) of an error body, reading each documented shape: OpenAI's {"error": {"code", "type",
+    "message"}}, Stability's {"name", "errors": [...]}, fal's {"detail": [{"type", "msg"}]}, xAI's and Ideogram's
+    {"error": "text"}, Replicate's problem JSON {"title", "detail"}. The code is None when the body has none."""
     try:
         data = json.loads(body)
     except ValueError:
         return None, body[:300].decode("utf-8", "replace")
-    error = data.get("error", data) if isinstance(data, dict) else data
+    if not isinstance(data, dict):
+        return None, str(data)[:300]
+    error = data.get("error", data)
     if isinstance(error, dict):
-        code = error.get("code") or error.get("type")
-        message = error.get("message") or error.get("detail") or json.dumps(error)[:300]
-        return (str(code) if code else None), str(message)
-    return None, str(error)[:300]
+        code = error.get("code") or error.get("type") or error.get("name")
+        if isinstance(code, int):  # google.rpc Status: the HTTP code; the code that says more is `status`
+            code = error.get("status")
+        detail = error.get("detail")
+        if isinstance(detail, list) and detail and isinstance(detail[0], dict):  # fal / FastAPI model errors
+            code = code or detail[0].get("type")
+            message = str(detail[0].get("msg") or detail[0])
+        else:
+            errors = error.get("errors")
+            message = (
+                error.get("message") or detail or (errors[0] if isinstance(errors, list) and errors else None)
+            )
+            message = str(message) if message else json.dumps(error)[:300]
+        return (str(code) if code else None), message
+    code = data.get("code")  # xAI: {"code": "...", "error": "text"}; Ideogram: {"error": "text"}
+    return (str(code) if isinstance(code, str) and code else None), str(error)[:300]
 
 
-def error_for_status(status: int, headers: httpx.Headers, body: bytes, *, what: str) -> ProviderError:
-    """The typed error for an HTTP error status: 429, 5xx, a content refusal, or another 4xx."""
+def error_for_status(
+    status: int,
+    headers: httpx.Headers,
+    body: bytes,
+    *,
+    what: str,
+    refusal_statuses: frozenset[int] = frozenset(),
+) -> ProviderError:
+    """The typed error for an HTTP error status, decided by the provider's documented status and error code:
+    429, 408, 5xx; a status the provider documents as its safety rejection (`refusal_statuses`, e.g. Ideogram's
+    422); a documented refusal code; any other coded 4xx is a request error (BadResponse). Only a 400 without any
+    code, from a provider that documents no refusal status, falls back to words (`is_refusal`)."""
     code, message = _error_details(body)
     text = f"{what}: HTTP {status}" + (f" ({code})" if code else "") + f": {message}"
     if status == 429:
@@ -106,14 +154,19 @@ def error_for_status(status: int, headers: httpx.Headers, body: bytes, *, what: 
         return ProviderTimeout(text)
     if status >= 500:
         return ServerError(text, retry_after=retry_after_seconds(headers))
-    if code in REFUSAL_CODES or (status == 400 and is_refusal(message)):
+    if status in refusal_statuses or code in REFUSAL_CODES:
+        return ContentRefused(text)
+    if code is None and status == 400 and not refusal_statuses and is_refusal(message):
         return ContentRefused(text)
     return BadResponse(text)
 
 
 def is_refusal(reason: str) -> bool:
-    """Whether a failure reason reads as a safety / moderation refusal."""
+    """The last resort for a failure that carries no code: whether its text reads as a safety / moderation
+    refusal and not as a complaint about a request field."""
     lowered = reason.lower()
+    if any(word in lowered for word in REQUEST_ERROR_WORDS):
+        return False
     return any(word in lowered for word in REFUSAL_WORDS)
 
 
@@ -148,7 +201,13 @@ def install_first_byte_hook(client: httpx.AsyncClient) -> None:
 
 
 async def fetch(
-    client: httpx.AsyncClient, method: str, url: str, *, what: str, **kwargs: Any
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    what: str,
+    refusal_statuses: frozenset[int] = frozenset(),
+    **kwargs: Any,
 ) -> tuple[httpx.Response, float]:
     """One request read to the end: (response, perf_counter() when its headers arrived).
 
@@ -172,7 +231,13 @@ async def fetch(
     finally:
         await response.aclose()
     if response.status_code >= 400:
-        error = error_for_status(response.status_code, response.headers, response.content, what=what)
+        error = error_for_status(
+            response.status_code,
+            response.headers,
+            response.content,
+            what=what,
+            refusal_statuses=refusal_statuses,
+        )
         error.http_status = response.status_code  # type: ignore[attr-defined]
         raise error
     return response, headers_at

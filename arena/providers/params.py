@@ -123,6 +123,9 @@ class SubmitPollParams(_Params):
     failed_values: list[str] = Field(
         default_factory=lambda: ["failed", "error", "canceled", "cancelled"], min_length=1
     )
+    # Failed statuses the API documents as a safety refusal (BFL: "Request Moderated", "Content Moderated"); when
+    # empty, a failed job is a refusal only if its status or reason reads as one (the last resort).
+    refused_values: list[str] = Field(default_factory=list)
     error_field: str = "error"
     body_wrapper: str | None = None  # Replicate nests the model inputs: {"input": {...}}
     send_size: bool = True  # False for APIs that take an aspect ratio (put it in defaults) or no size at all
@@ -151,6 +154,10 @@ class SubmitPollParams(_Params):
     def _poll_target(self) -> SubmitPollParams:
         if not self.sync and self.status_url is None and self.status_url_field is None:
             raise ValueError("status_url: set status_url (a template with {id}) or status_url_field")
+        failed = {v.lower() for v in self.failed_values}
+        stray = [v for v in self.refused_values if v.lower() not in failed]
+        if stray:
+            raise ValueError(f"refused_values: '{stray[0]}' is not one of failed_values")
         return self
 
 

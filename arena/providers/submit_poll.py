@@ -243,7 +243,7 @@ class SubmitPollProvider:
             if str(status).lower() in done:
                 return state, polls, headers_at
             if str(status).lower() in failed:
-                raise _job_failure(str(status), dotted(state, p.error_field))
+                raise _job_failure(str(status), dotted(state, p.error_field), p.refused_values)
             await self._sleep(max(0.0, grid + ticks * interval - time.perf_counter()))
 
     async def _image(
@@ -268,7 +268,14 @@ class SubmitPollProvider:
         return content, first_byte, "url"
 
 
-def _job_failure(status: str, reason: Any) -> ProviderError:
-    """A failed job: a refusal when the status or reason speaks of safety / moderation, else a server error."""
+def _job_failure(status: str, reason: Any, refused_values: list[str]) -> ProviderError:
+    """A failed job, typed by its documented status first: one of `refused_values` (BFL's Request Moderated /
+    Content Moderated) is a refusal, any other failed status a server error. Only an API that documents no
+    refusal status (refused_values empty: Replicate, a queue of your own) falls back to the words of the status
+    and reason."""
     text = f"job {status}" + (f": {reason}" if reason else "")
-    return ContentRefused(text) if is_refusal(f"{status} {reason or ''}") else ServerError(text)
+    if refused_values:
+        refused = status.lower() in {v.lower() for v in refused_values}
+    else:
+        refused = is_refusal(f"{status} {reason or ''}")
+    return ContentRefused(text) if refused else ServerError(text)

@@ -6,7 +6,7 @@ A job answers "still working" to its first poll and its final state after that.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from tests.fakes.hosted_base import ProviderFake, Scenario
 from tests.fakes.http import Reply, Request
@@ -17,19 +17,24 @@ class Job:
     scenario: Scenario
     body: dict[str, Any]
     polls: int = 0
+    model: str = ""
 
 
 class QueueFake(ProviderFake):
     """Jobs by id; `poll` counts status requests."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *, key: str | None = None) -> None:
+        super().__init__(key=key)
         self.jobs: dict[str, Job] = {}
 
     def submit(self, request: Request) -> tuple[str, Job] | Reply:
-        """Record the call; a 429 for a rate-limited scenario, else a new job."""
+        """Record the call; the documented answer to an undocumented field; a 429 for a rate-limited scenario,
+        else a new job."""
         body = request.json()
         self.record(request, body)
+        unknown = self.unknown_fields(request, body)
+        if unknown:
+            return self.unknown_field(unknown[0])
         scenario = self.next_scenario()
         if scenario == "rate_limited":
             return self.rate_limited()
@@ -47,12 +52,48 @@ class QueueFake(ProviderFake):
         return job
 
 
+# docs.bfl.ai API reference, "Generate an image with FLUX 1.1 [pro]" (POST /v1/flux-pro-1.1, request body).
+BFL_FIELDS = {
+    "/v1/flux-pro-1.1": frozenset(
+        {
+            "prompt",
+            "image_prompt",
+            "width",
+            "height",
+            "prompt_upsampling",
+            "seed",
+            "safety_tolerance",
+            "output_format",
+            "webhook_url",
+            "webhook_secret",
+        }
+    )
+}
+
+
 class FakeBFL(QueueFake):
-    """docs.bfl.ml: POST /v1/{model} (x-key) -> {id, polling_url}; GET polling_url -> Pending, then Ready with
-    result.sample (a signed URL valid 10 minutes), or Error / Content Moderated; 429 when too many tasks."""
+    """docs.bfl.ai: POST /v1/{model} with the key in x-key (no scheme) -> {id, polling_url}; GET polling_url ->
+    Pending, then Ready with result.sample (a signed URL valid 10 minutes), or Error; 429 when too many tasks.
+    The refusal is a status, not an HTTP error: {"id", "status": "Request Moderated", "result": null}
+    (https://docs.bfl.ai/api_integration/errors, "Moderation Responses"). flux-pro-1.1 takes only the fields of
+    its request body (BFL_FIELDS), another answered 422 in FastAPI's validation shape; other models' field
+    lists are not cited here, so they accept any field."""
 
     name = "bfl"
     hosts = ("api.bfl.ai",)
+    auth_header = "x-key"
+    auth_scheme = ""
+    documented_refusal = True
+
+    def auth_error(self) -> Reply:
+        return Reply.json({"detail": "Not authenticated"}, 403)
+
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return BFL_FIELDS.get(request.path)
+
+    def unknown_field(self, name: str) -> Reply:
+        item = {"loc": ["body", name], "msg": "Extra inputs are not permitted", "type": "extra_forbidden"}
+        return Reply.json({"detail": [item]}, 422)
 
     def rate_limited(self) -> Reply:
         return Reply.json({"detail": "You have exceeded the number of active tasks (24)."}, 429)
@@ -77,6 +118,8 @@ class FakeBFL(QueueFake):
                 return Reply.json(
                     {"id": job_id, "status": "Error", "details": {"error": "generation failed"}}
                 )
+            if job.scenario == "refused":
+                return Reply.json({"id": job_id, "status": "Request Moderated", "result": None})
             size = (job.body.get("width", 1024), job.body.get("height", 1024))
             url = self.file_url(self.image(*size, seed=job_id), expired=job.scenario == "expired")
             return Reply.json(
@@ -88,10 +131,14 @@ class FakeBFL(QueueFake):
 class FakeFal(QueueFake):
     """fal.ai queue: POST queue.fal.run/{model_id} (Authorization: Key) -> {request_id, status_url,
     response_url}; status IN_QUEUE (202) then COMPLETED (200); response_url -> {images: [{url, ...}], seed};
-    a failed request's response_url answers with an error status."""
+    a failed request's response_url answers with an error status. A refusal is the model error of
+    https://fal.ai/docs/documentation/model-apis/errors: 422 with detail [{loc, msg, type:
+    content_policy_violation, url, input}], answered at the response_url. No field list is cited (any field)."""
 
     name = "fal"
     hosts = ("queue.fal.run",)
+    auth_scheme = "Key "
+    documented_refusal = True
 
     def api(self, request: Request) -> Reply:
         parts = request.path.strip("/").split("/")
@@ -125,6 +172,15 @@ class FakeFal(QueueFake):
                 return Reply.json({"detail": "Request not found"}, 404)
             if job.scenario == "failed":
                 return Reply.json({"detail": "Internal error while running the model"}, 500)
+            if job.scenario == "refused":
+                item = {
+                    "loc": ["body", "prompt"],
+                    "msg": "The content was flagged by a content checker.",
+                    "type": "content_policy_violation",
+                    "url": "https://docs.fal.ai/errors#content_policy_violation",
+                    "input": job.body.get("prompt"),
+                }
+                return Reply.json({"detail": [item]}, 422)
             size = job.body.get("image_size", {"width": 1024, "height": 1024})
             w, h = (size["width"], size["height"]) if isinstance(size, dict) else (1024, 1024)
             url = self.file_url(self.image(w, h, seed=job_id), expired=job.scenario == "expired")
@@ -142,14 +198,19 @@ class FakeFal(QueueFake):
 class FakeReplicate(QueueFake):
     """Replicate predictions: POST /v1/models/{owner}/{name}/predictions with {"input": {...}} (Bearer) ->
     201 prediction {id, status: starting, urls.get}; GET urls.get -> processing, then succeeded with `output`
-    (a URL or a list of URLs, served for an hour) or failed with `error`; 429 throttled with Retry-After."""
+    (a URL or a list of URLs, served for an hour) or failed with `error`; 429 throttled with Retry-After.
+    The output's shape is the model's own (its output schema on replicate.com), looked up by the model in the
+    request path, never taken from the preset under test: an unknown model gets a 404. Replicate documents no
+    refusal status or code (a model's checker fails the prediction with its own text), so no "refused"."""
 
     name = "replicate"
     hosts = ("api.replicate.com",)
-
-    def __init__(self, *, list_output: bool = True) -> None:
-        super().__init__()
-        self.list_output = list_output
+    # Output schemas as replicate.com shows them (model page, API tab): flux-schnell returns an array of URIs,
+    # flux-kontext-pro a single URI. Not re-read from replicate.com in this session.
+    LIST_OUTPUT: ClassVar[dict[str, bool]] = {
+        "black-forest-labs/flux-schnell": True,
+        "black-forest-labs/flux-kontext-pro": False,
+    }
 
     def rate_limited(self) -> Reply:
         body = {"title": "Request was throttled.", "detail": "Expected available in 1 second.", "status": 429}
@@ -171,10 +232,14 @@ class FakeReplicate(QueueFake):
 
     def api(self, request: Request) -> Reply:
         if request.method == "POST" and request.path.endswith("/predictions"):
+            model = request.path.removeprefix("/v1/models/").removesuffix("/predictions")
+            if model not in self.LIST_OUTPUT:
+                return Reply.json({"detail": "Not found."}, 404)
             out = self.submit(request)
             if isinstance(out, Reply):
                 return out
             job_id, job = out
+            job.model = model
             return Reply.json(self._prediction(job_id, job, "starting"), 201)
         if request.method == "GET" and request.path.startswith("/v1/predictions/"):
             job_id = request.path.rsplit("/", 1)[-1]
@@ -186,7 +251,7 @@ class FakeReplicate(QueueFake):
             if job.scenario == "failed":
                 return Reply.json(self._prediction(job_id, job, "failed", error="CUDA error: out of memory"))
             url = self.file_url(self.image(seed=job_id), expired=job.scenario == "expired")
-            output = [url] if self.list_output else url
+            output = [url] if self.LIST_OUTPUT[job.model] else url
             return Reply.json(self._prediction(job_id, job, "succeeded", output=output))
         return Reply.json({"detail": "Not found."}, 404)
 
@@ -196,10 +261,13 @@ class FakeReplicate(QueueFake):
 
 class FakeGenericQueue(QueueFake):
     """The `submit_poll` adapter's default shape: POST {submit_url} -> {id}; GET .../jobs/{id} ->
-    {status: processing | completed | failed, result.url, error}."""
+    {status: processing | completed | failed, result.url, error}. Its refusal is the one the adapter's defaults
+    document (models.toml, the queue-model preset): a failed job whose error speaks of safety / moderation /
+    nsfw, with no code, the case where words are the last resort."""
 
     name = "queue"
     hosts = ("api.example.com",)
+    documented_refusal = True
 
     def api(self, request: Request) -> Reply:
         if request.method == "POST":
@@ -216,6 +284,9 @@ class FakeGenericQueue(QueueFake):
                 return Reply.json({"id": job_id, "status": "processing"})
             if job.scenario == "failed":
                 return Reply.json({"id": job_id, "status": "failed", "error": "worker crashed"})
+            if job.scenario == "refused":
+                reason = "the NSFW filter rejected the output"
+                return Reply.json({"id": job_id, "status": "failed", "error": reason})
             url = self.file_url(self.image(seed=job_id), expired=job.scenario == "expired")
             return Reply.json({"id": job_id, "status": "completed", "result": {"url": url}})
         return Reply.json({"detail": "Not Found"}, 404)

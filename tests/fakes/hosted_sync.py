@@ -6,23 +6,38 @@ For a synchronous API the job-failure answer is its documented 5xx.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tests.fakes.hosted_base import ProviderFake
 from tests.fakes.http import Reply, Request
 
+GEMINI_PATH = re.compile(r"^/v1(beta)?/models/[A-Za-z0-9._-]+:generateContent$")
+IMAGEN_PATH = re.compile(r"^/v1beta1/publishers/google/models/[A-Za-z0-9._-]+:predict$")
+
 
 class FakeGoogle(ProviderFake):
     """ai.google.dev/api: POST /v1beta/models/{model}:generateContent (x-goog-api-key) -> candidates[0].content
-    .parts with inlineData; Imagen (Vertex) POST .../models/{model}:predict -> predictions[].bytesBase64Encoded.
-    Errors are google.rpc Status JSON: 429 RESOURCE_EXHAUSTED with a RetryInfo detail, 503 UNAVAILABLE."""
+    .parts with inlineData; Imagen in Vertex express mode POST /v1beta1/publishers/google/models/{model}:predict
+    (the path google-genai's Vertex client builds) -> predictions[].bytesBase64Encoded. Any other path is 404.
+    Errors are google.rpc Status JSON: 429 RESOURCE_EXHAUSTED with a RetryInfo detail, 503 UNAVAILABLE, 401
+    UNAUTHENTICATED. Refusals come in a 200 answer, not as an error: Gemini's promptFeedback.blockReason
+    (https://ai.google.dev/api/generate-content#PromptFeedback), Imagen's raiFilteredReason, present when the
+    request sets includeRaiReason (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/imagen-api)."""
 
     name = "google"
     hosts = ("generativelanguage.googleapis.com", "aiplatform.googleapis.com")
     delivery = "inline"
+    auth_header = "x-goog-api-key"
+    auth_scheme = ""
+    documented_refusal = True
+
+    def auth_error(self) -> Reply:
+        return self._status(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key.")
 
     def api(self, request: Request) -> Reply:
-        if request.method != "POST" or ":" not in request.path:
+        gemini = bool(GEMINI_PATH.match(request.path))
+        if request.method != "POST" or not (gemini or IMAGEN_PATH.match(request.path)):
             return self._status(404, "NOT_FOUND", "Method not found.")
         body = request.json()
         self.record(request, body)
@@ -33,10 +48,18 @@ class FakeGoogle(ProviderFake):
         if scenario == "failed":
             return self._status(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")
         model = request.path.rsplit("/", 1)[-1].split(":")[0]
-        if request.path.endswith(":predict"):
+        if not gemini:
+            if scenario == "refused":
+                if not body.get("parameters", {}).get("includeRaiReason"):
+                    return Reply.json({})  # a filtered image without includeRaiReason: simply absent
+                reason = "Unable to show generated images. All images were filtered out."
+                return Reply.json({"predictions": [{"raiFilteredReason": reason}]})
             return Reply.json(
                 {"predictions": [{"mimeType": "image/png", "bytesBase64Encoded": self.b64_image(seed=model)}]}
             )
+        usage = {"promptTokenCount": 12, "candidatesTokenCount": 1290, "totalTokenCount": 1302}
+        if scenario == "refused":
+            return Reply.json({"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": usage})
         parts = [
             {"text": "Here is the image."},
             {"inlineData": {"mimeType": "image/png", "data": self.b64_image(seed=model)}},
@@ -46,11 +69,7 @@ class FakeGoogle(ProviderFake):
                 "candidates": [
                     {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
                 ],
-                "usageMetadata": {
-                    "promptTokenCount": 12,
-                    "candidatesTokenCount": 1290,
-                    "totalTokenCount": 1302,
-                },
+                "usageMetadata": usage,
                 "modelVersion": model,
             }
         )
@@ -64,16 +83,26 @@ class FakeGoogle(ProviderFake):
 
 class FakeStability(ProviderFake):
     """platform.stability.ai: POST /v2beta/stable-image/generate/{core|ultra|sd3} multipart (Bearer, Accept:
-    application/json) -> {image (base64), finish_reason, seed}; 429 rate_limit_exceeded; 500 internal error."""
+    application/json) -> {image (base64), finish_reason, seed}; 429 rate_limit_exceeded; 500 internal error.
+    Error bodies are {id, name, errors}; the refusal is 403 name content_moderation (the API reference's 403
+    response of the generate endpoints; its wording here is not copied from a page read for this fake). The
+    fake cites no field list, so it accepts any form field."""
 
     name = "stability"
     hosts = ("api.stability.ai",)
     delivery = "inline"
+    documented_refusal = True
+
+    def auth_error(self) -> Reply:
+        return Reply.json({"id": self.new_id(), "name": "unauthorized", "errors": ["authorization"]}, 401)
 
     def api(self, request: Request) -> Reply:
         fields, files = request.form()
         self.record(request, dict(fields), files)
         scenario = self.next_scenario()
+        if scenario == "refused":
+            errors = ["Your request was flagged by our content moderation system."]
+            return Reply.json({"id": self.new_id(), "name": "content_moderation", "errors": errors}, 403)
         if scenario == "rate_limited":
             errors = ["You have exceeded the rate limit of 150 requests within a 10 second period."]
             return Reply.json({"id": self.new_id(), "name": "rate_limit_exceeded", "errors": errors}, 429)
@@ -95,17 +124,56 @@ class FakeStability(ProviderFake):
         )
 
 
+# developer.ideogram.ai/api-reference/api-reference/generate-v3 (request form fields; the names as the page's
+# mirrors print them beside the same descriptions). Remix's own list is not cited, so remix accepts any field.
+IDEOGRAM_GENERATE_FIELDS = frozenset(
+    {
+        "prompt",
+        "seed",
+        "resolution",
+        "aspect_ratio",
+        "rendering_speed",
+        "magic_prompt",
+        "negative_prompt",
+        "num_images",
+        "color_palette",
+        "style_codes",
+        "style_type",
+        "style_reference_images",
+        "character_reference_images",
+        "character_reference_images_mask",
+    }
+)
+
+
 class FakeIdeogram(ProviderFake):
     """developer.ideogram.ai: POST /v1/ideogram-v3/{generate|remix} multipart (Api-Key) -> {created, data:
-    [{url (ephemeral), is_image_safe, seed, resolution, prompt}]}; 429; 500."""
+    [{url (ephemeral), is_image_safe, seed, resolution, prompt}]}; 429; 500. The API reference lists 422 as the
+    safety rejection of the prompt or image; its body {"error": "..."} is as third-party guides quote it (the
+    official page's body was not read for this fake). generate-v3 takes only IDEOGRAM_GENERATE_FIELDS; another
+    field is answered 400 {"error": ...} (the shape of Ideogram's errors; the exact text is the fake's)."""
 
     name = "ideogram"
     hosts = ("api.ideogram.ai",)
+    auth_header = "api-key"
+    auth_scheme = ""
+    documented_refusal = True
+
+    def auth_error(self) -> Reply:
+        return Reply.json({"error": "Unauthorized"}, 401)
+
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return IDEOGRAM_GENERATE_FIELDS if request.path.endswith("/generate") else None
 
     def api(self, request: Request) -> Reply:
         fields, files = request.form()
         self.record(request, dict(fields), files)
+        unknown = self.unknown_fields(request, {**fields, **files})
+        if unknown:
+            return Reply.json({"error": f"Invalid input: unknown field '{unknown[0]}'"}, 400)
         scenario = self.next_scenario()
+        if scenario == "refused":
+            return Reply.json({"error": "Prompt or provided image failed the safety checks"}, 422)
         if scenario == "rate_limited":
             return Reply.json({"error": "Too many requests, please slow down."}, 429)
         if scenario == "failed":
@@ -124,9 +192,73 @@ class FakeIdeogram(ProviderFake):
         return Reply.json({"detail": "Not Found"}, 404)
 
 
+# The text fields of openai-python 3.57.0 (the SDK the adapter runs): src/openai/types/image_generate_params.py
+# (ImageGenerateParams) and image_edit_params.py (ImageEditParamsBase + stream); the older copies read for issue 29
+# (commits 04448952, 01a7709e) are subsets. `moderation` is a generation field only, in every version read. The
+# edit's files are image / image[] and mask.
+OPENAI_GENERATE_FIELDS = frozenset(
+    {
+        "background",
+        "complexity",
+        "effort",
+        "frame_count",
+        "frame_duration_ms",
+        "model",
+        "moderation",
+        "n",
+        "output_compression",
+        "output_format",
+        "partial_images",
+        "prompt",
+        "quality",
+        "reasoning",
+        "response_format",
+        "safety_identifier",
+        "size",
+        "stream",
+        "style",
+        "svg",
+        "user",
+    }
+)
+OPENAI_EDIT_FIELDS = frozenset(
+    {
+        "background",
+        "complexity",
+        "effort",
+        "frame_count",
+        "frame_duration_ms",
+        "input_fidelity",
+        "markup",
+        "model",
+        "n",
+        "output_compression",
+        "output_format",
+        "partial_images",
+        "prompt",
+        "quality",
+        "reasoning",
+        "response_format",
+        "safety_identifier",
+        "size",
+        "stream",
+        "svg",
+        "user",
+    }
+)
+
+
 class FakeOpenAIImages(ProviderFake):
     """The OpenAI Images shape (platform.openai.com, and Recraft's OpenAI-compatible /v1/images/generations):
     {created, data: [{b64_json | url}]}; 429 rate_limit_exceeded with Retry-After; 500 server_error.
+
+    The dialect follows the host it stands in for. api.openai.com: Bearer key; the fields of the SDK's
+    ImageGenerateParams / ImageEditParams only (OPENAI_*_FIELDS), another field answered 400 with code
+    unknown_parameter, the error object the SDK's APIError reads code, param and type from
+    (openai-python src/openai/_exceptions.py); a wrong key 401 invalid_api_key; the refusal a 400 with code
+    moderation_blocked and type image_generation_user_error (the body gpt-image answers, as logged in public
+    issue threads; OpenAI's reference pages do not print it). external.api.recraft.ai: Bearer key, no field
+    list cited (any field), no documented refusal body. 127.0.0.1:9000 (a self-hosted server): no key, any field.
 
     Edits are multipart, checked as documented: OpenAI's /v1/images/edits takes `image`, or several input images
     as repeated `image[]` parts (gpt-image models, up to 16; dall-e-2 exactly one)
@@ -138,6 +270,47 @@ class FakeOpenAIImages(ProviderFake):
     hosts = ("api.openai.com", "external.api.recraft.ai", "127.0.0.1:9000")
     delivery = "inline"
 
+    def __init__(self, *, host: str = "api.openai.com", key: str | None = None) -> None:
+        super().__init__(key=key)
+        self.host = host
+        self.documented_refusal = host == "api.openai.com"
+
+    def requires_auth(self, request: Request) -> bool:
+        return self.host != "127.0.0.1:9000"
+
+    def auth_error(self) -> Reply:
+        error = {
+            "message": "Incorrect API key provided.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_api_key",
+        }
+        return Reply.json({"error": error}, 401)
+
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        if self.host != "api.openai.com":
+            return None
+        return OPENAI_EDIT_FIELDS if request.path.endswith("/images/edits") else OPENAI_GENERATE_FIELDS
+
+    def unknown_field(self, name: str) -> Reply:
+        error = {
+            "message": f"Unknown parameter: '{name}'.",
+            "type": "invalid_request_error",
+            "param": name,
+            "code": "unknown_parameter",
+        }
+        return Reply.json({"error": error}, 400)
+
+    def refused_reply(self) -> Reply:
+        error = {
+            "message": "Your request was rejected by the safety system. If you believe this is an error, "
+            "contact us and include the request ID.",
+            "type": "image_generation_user_error",
+            "param": None,
+            "code": "moderation_blocked",
+        }
+        return Reply.json({"error": error}, 400)
+
     def api(self, request: Request) -> Reply:
         if request.method == "GET" and request.path.endswith("/models"):
             return Reply.json({"object": "list", "data": []})
@@ -148,11 +321,16 @@ class FakeOpenAIImages(ProviderFake):
         else:
             body, files = request.json(), {}
         self.record(request, body, files)
+        unknown = self.unknown_fields(request, body)
+        if unknown:
+            return self.unknown_field(unknown[0])
         invalid = self._invalid_edit(request, body) if edit else None
         if invalid:
             error = {"message": invalid, "type": "invalid_request_error", "param": "image", "code": None}
             return Reply.json({"error": error}, 400)
         scenario = self.next_scenario()
+        if scenario == "refused" and self.documented_refusal:
+            return self.refused_reply()
         if scenario == "rate_limited":
             error = {
                 "message": "Rate limit reached for images",
@@ -208,20 +386,56 @@ class FakeOpenAIImages(ProviderFake):
         return None if count <= 16 else "at most 16 input images"
 
 
+# github.com/togethercomputer/openapi openapi.yaml (commit 090263aa, 2026-04-28): the request body properties of
+# POST /images/generations.
+TOGETHER_FIELDS = frozenset(
+    {
+        "disable_safety_checker",
+        "guidance_scale",
+        "height",
+        "image_loras",
+        "image_url",
+        "model",
+        "n",
+        "negative_prompt",
+        "output_format",
+        "prompt",
+        "reference_images",
+        "response_format",
+        "seed",
+        "steps",
+        "width",
+    }
+)
+
+
 class FakeTogether(ProviderFake):
     """docs.together.ai images: POST /v1/images/generations (Bearer) {model, prompt, width, height, steps, seed,
     response_format "base64" | "url", disable_safety_checker} -> {id, model, object: list, data: [{index,
     b64_json | url}]}; 429 rate limit; 503 overloaded. Editing goes through the same endpoint: Kontext takes one
     image as the string `image_url`, FLUX.2 and Google models a `reference_images` list
-    (https://docs.together.ai/docs/inference/images/reference-images); another shape gets a 400."""
+    (https://docs.together.ai/docs/inference/images/reference-images); another shape gets a 400. The body takes
+    only the properties of POST /images/generations in Together's OpenAPI spec (TOGETHER_FIELDS), another answered
+    400 in the spec's ErrorData shape. Together documents no refusal status or code, so no "refused"."""
 
     name = "together"
     hosts = ("api.together.xyz",)
+
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return TOGETHER_FIELDS
+
+    def unknown_field(self, name: str) -> Reply:
+        error = {"message": f"unknown field '{name}'", "type": "invalid_request_error", "param": name}
+        return Reply.json({"error": error}, 400)
+
     delivery = "inline"
 
     def api(self, request: Request) -> Reply:
         body = request.json()
         self.record(request, body)
+        unknown = self.unknown_fields(request, body)
+        if unknown:
+            return self.unknown_field(unknown[0])
         invalid = self._invalid_reference(body)
         if invalid:
             return Reply.json({"error": {"message": invalid, "type": "invalid_request_error"}}, 400)

@@ -48,7 +48,7 @@ def keys(monkeypatch):
 
 
 def started(entry):
-    fake = fake_for(entry)
+    fake = fake_for(entry, key=SECRET if entry.params.get("api_key_env") else None)
     fake.start()
     return fake
 

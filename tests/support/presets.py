@@ -75,12 +75,21 @@ def fake_class_for(entry: ModelEntry) -> type[ProviderFake]:
     raise KeyError(f"no fake for host {host} (preset {entry.slug})")
 
 
-def fake_for(entry: ModelEntry) -> ProviderFake:
-    """A new (unstarted) fake of the preset's provider."""
+def fake_for(entry: ModelEntry, *, key: str | None = None) -> ProviderFake:
+    """A new (unstarted) fake of the preset's provider; with `key`, the fake accepts only that credential. The
+    OpenAI-shaped fake takes its dialect (fields, auth, refusal) from the host the preset talks to."""
     cls = fake_class_for(entry)
-    if cls is FakeReplicate:  # a model's output is a list of URLs or one URL, per its schema
-        return FakeReplicate(list_output=str(entry.params.get("result_url_field")).endswith(".0"))
-    return cls()
+    if cls is FakeOpenAIImages:
+        return FakeOpenAIImages(host=host_of(entry), key=key)
+    return cls(key=key)
+
+
+def documents_refusal(entry: ModelEntry) -> bool:
+    """Whether the preset's provider documents a refusal the fake sends (its "refused" scenario)."""
+    cls = fake_class_for(entry)
+    if cls is FakeOpenAIImages:
+        return host_of(entry) == "api.openai.com"
+    return cls.documented_refusal
 
 
 def point_at(entry: ModelEntry, fake_url: str) -> dict[str, Any]:

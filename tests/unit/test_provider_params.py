@@ -146,8 +146,92 @@ def test_error_statuses_map_to_typed_errors(status, body, kind):
     assert type(error_for_status(status, httpx.Headers(), body, what="x")) is kind
 
 
+UNKNOWN_MODERATION = (
+    b'{"error": {"message": "Unknown parameter: \'moderation\'.", "type": "invalid_request_error",'
+    b' "param": "moderation", "code": "unknown_parameter"}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "refusal_statuses", "kind"),
+    [
+        # OpenAI: the code decides, whatever words the message holds (openai-python _exceptions.py reads
+        # code / param / type from the error object).
+        (400, UNKNOWN_MODERATION, frozenset(), BadResponse),
+        (
+            400,
+            b'{"error": {"code": "content_policy_violation", "message": "x"}}',
+            frozenset(),
+            ContentRefused,
+        ),
+        (400, b'{"error": {"message": "safety", "type": "invalid_request_error"}}', frozenset(), BadResponse),
+        # Ideogram: 422 is its documented safety rejection; the same body on another status is not.
+        (
+            422,
+            b'{"error": "Prompt or provided image failed the safety checks"}',
+            frozenset({422}),
+            ContentRefused,
+        ),
+        (422, b'{"error": "Prompt or provided image failed the safety checks"}', frozenset(), BadResponse),
+        # fal: model errors are a detail list whose type is the code (fal.ai/docs .../model-apis/errors).
+        (
+            422,
+            b'{"detail": [{"type": "content_policy_violation", "msg": "flagged"}]}',
+            frozenset(),
+            ContentRefused,
+        ),
+        (422, b'{"detail": [{"type": "extra_forbidden", "msg": "moderation"}]}', frozenset(), BadResponse),
+        # Stability: {name, errors}; name content_moderation on a 403.
+        (
+            403,
+            b'{"id": "1", "name": "content_moderation", "errors": ["flagged"]}',
+            frozenset(),
+            ContentRefused,
+        ),
+        (403, b'{"id": "1", "name": "unauthorized", "errors": ["safety"]}', frozenset(), BadResponse),
+        # The last resort: a code-less 400 read by its words, unless they name a rejected field.
+        (400, b'{"detail": "Unknown parameter: moderation"}', frozenset(), BadResponse),
+        (400, b'{"detail": "safety_tolerance is not supported"}', frozenset(), BadResponse),
+        (400, b"blocked by the safety system", frozenset(), ContentRefused),
+        # A provider that documents its refusal status (Ideogram: 422) never has a 400 read by its words.
+        (400, b'{"error": "Invalid input: moderation"}', frozenset({422}), BadResponse),
+        (400, b'{"error": "Invalid input: unknown field moderation"}', frozenset(), BadResponse),
+    ],
+)
+def test_errors_are_typed_by_documented_status_and_code_before_words(status, body, refusal_statuses, kind):
+    error = error_for_status(status, httpx.Headers(), body, what="x", refusal_statuses=refusal_statuses)
+    assert type(error) is kind, str(error)
+
+
 def test_dotted_paths_walk_objects_and_lists_and_return_none_when_missing():
     data = {"result": {"images": [{"url": "u"}]}, "id": 0}
     assert dotted(data, "result.images.0.url") == "u"
     assert dotted(data, "id") == 0
     assert dotted(data, "result.images.3.url") is None and dotted(data, "nope.x") is None
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "message", "kind"),
+    [
+        # google.rpc Status errors, as google-genai's errors.APIError parses them: a field the API does not know
+        # is a request error even when it is named "safety...".
+        (400, "INVALID_ARGUMENT", 'Invalid JSON payload received. Unknown name "safetySetting"', BadResponse),
+        # Imagen's blocked prompt is a 400 told only by its text: the last resort reads it as a refusal.
+        (
+            400,
+            "INVALID_ARGUMENT",
+            "The prompt could not be submitted: it violates the safety policy",
+            ContentRefused,
+        ),
+        (403, "PERMISSION_DENIED", "The caller does not have permission (safety settings)", BadResponse),
+        (429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", RateLimited),
+    ],
+)
+def test_google_errors_are_typed_by_code_and_status_before_words(code, status, message, kind):
+    pytest.importorskip("google.genai")
+    from google.genai import errors
+
+    from arena.providers.google_genai import _typed
+
+    error = errors.APIError(code, {"error": {"code": code, "message": message, "status": status}})
+    assert type(_typed(error)) is kind
