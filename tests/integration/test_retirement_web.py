@@ -113,7 +113,12 @@ def _schema1_report() -> dict:
         "schema": 1,
         "month": "2026-11",
         "generated_at": NOW.isoformat(),
-        "rule": {"test": "binomial", "alpha": 0.1, "min_decisive_votes": 100, "interval": "Clopper-Pearson 90%"},
+        "rule": {
+            "test": "binomial",
+            "alpha": 0.1,
+            "min_decisive_votes": 100,
+            "interval": "Clopper-Pearson 90%",
+        },
         "freshness": {"method": None},
         "boards": {},
         "summary": {
@@ -144,7 +149,9 @@ def test_reports_of_both_schemas_display_and_an_old_one_still_applies(month, ini
         assert old.status_code == 200 and "a report from before the slope rule" in old.text
         assert "0.52 [0.43, 0.61]" in old.text and "0.764" in old.text
         new = client.get(f"/admin/retirement?id={new_id}")
-        assert new.status_code == 200 and "Beta [bounds]" in new.text and "upper bound is below 0.5" in new.text
+        assert (
+            new.status_code == 200 and "Beta [bounds]" in new.text and "upper bound is below 0.5" in new.text
+        )
         flagged = get_report(initialized, new_id).report["flagged"][0]["discrimination"]
         assert f"{flagged['beta']:.2f} [{flagged['beta_lower']:.2f}, {flagged['beta_upper']:.2f}]" in new.text
     assert apply_report(initialized, old_id, "carol", now=NOW) == ["t2i-ui-lay-01"]

@@ -2,10 +2,11 @@
 
 Four text-to-image models with true ratings 700..1450 (250 apart: wide enough that 117 decisive votes of a
 coin-flip prompt bound its slope below 0.5 against a board that the coin flips themselves flatten); twelve
-starter prompts (all four prompts of three cells) get outputs from every model and 130 simulated votes each between uniformly drawn model pairs, 10% ties.
-On the discriminating prompts the better model wins with its Bradley-Terry probability (the favorite wins
-about 88% of decisive votes); on the coin-flip prompts each side wins half the time. Votes are inserted
-directly (the service path is exercised separately), then a rating snapshot makes the current overall board.
+starter prompts (all four prompts of three cells) get outputs from every model and 130 simulated votes each
+between uniformly drawn model pairs, 10% ties. On the discriminating prompts the better model wins with its
+Bradley-Terry probability (the favorite wins about 88% of decisive votes); on the coin-flip prompts each side
+wins half the time. Votes are inserted directly (the service path is exercised separately), then a rating
+snapshot makes the current overall board.
 """
 
 from __future__ import annotations

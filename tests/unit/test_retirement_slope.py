@@ -59,7 +59,9 @@ def test_the_estimate_matches_an_independent_optimizer_on_random_votes(seed):
     assert fit.beta == pytest.approx(best.x, abs=1e-6)
     top = _loglik(fit.beta, gap, won, weight)
     for bound in (fit.lower, fit.upper):  # both bounds sit where the likelihood drop is z**2 / 2
-        assert top - _loglik(bound, gap, won, weight) == pytest.approx(0.5 * stats.norm.ppf(0.95) ** 2, abs=1e-6)
+        assert top - _loglik(bound, gap, won, weight) == pytest.approx(
+            0.5 * stats.norm.ppf(0.95) ** 2, abs=1e-6
+        )
 
 
 def test_separated_votes_have_an_infinite_estimate_and_upper_bound_but_a_finite_lower_one():
@@ -134,4 +136,8 @@ def test_the_removed_binomial_setting_is_refused_and_the_new_ones_have_the_docum
         Settings()
     monkeypatch.delenv("ARENA_RETIREMENT_ALPHA")
     s = Settings()
-    assert (s.retirement_confidence, s.retirement_beta_max, s.retirement_min_decisive_votes) == (0.95, 0.5, 20)
+    assert (s.retirement_confidence, s.retirement_beta_max, s.retirement_min_decisive_votes) == (
+        0.95,
+        0.5,
+        20,
+    )
