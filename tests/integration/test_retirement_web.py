@@ -152,6 +152,9 @@ def test_reports_of_both_schemas_display_and_an_old_one_still_applies(month, ini
         assert (
             new.status_code == 200 and "Beta [bounds]" in new.text and "upper bound is below 0.5" in new.text
         )
+        prompt_page = client.get(f"/admin/prompts/{month.coin_flips[0]}")
+        assert prompt_page.status_code == 200 and "Slope beta [95% one-sided bounds]" in prompt_page.text
+        assert "retire: beta " in prompt_page.text and "Mean gap of the served pairs" in prompt_page.text
         flagged = get_report(initialized, new_id).report["flagged"][0]["discrimination"]
         assert f"{flagged['beta']:.2f} [{flagged['beta_lower']:.2f}, {flagged['beta_upper']:.2f}]" in new.text
     assert apply_report(initialized, old_id, "carol", now=NOW) == ["t2i-ui-lay-01"]
