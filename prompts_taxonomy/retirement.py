@@ -106,7 +106,7 @@ def _p_values_all_k(n: int) -> np.ndarray:
 
 
 def flag_probability(p_true: float, n: int, *, alpha: float = BINOMIAL_ALPHA) -> float:
-    """Exact probability that the rule flags a prompt with ``n`` decisive votes whose favorite truly wins with
+    """Exact probability that the old binomial rule flags a prompt with ``n`` decisive votes whose favorite wins with
     probability ``p_true`` (for ``p_true`` = 0.5 this is one minus the missed-retirement rate)."""
     if n <= 0:
         return 0.0
