@@ -43,7 +43,7 @@ TIE_RATE = 0.10
 SESSION = 20
 SHARE_FACTOR = float(Settings.model_fields["model_share_factor"].default)
 
-__all__ = ["Month", "Rule", "serve_month", "simulate", "true_strengths"]
+__all__ = ["Month", "Rule", "flagged", "serve_month", "simulate", "true_strengths"]
 
 
 @dataclass(frozen=True)
