@@ -6,7 +6,6 @@ so both apply the same rules and write the same audit rows.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -16,11 +15,11 @@ from sqlmodel import Session, select
 from arena import audit
 from arena.db.tables import Model, Output, Prompt, Vote, utcnow
 from arena.publication import publish_prompts
-from arena.retirement import _boards
+from arena.retirement import _boards, discrimination_row, theta_of
 from arena.settings import Settings
 from arena.vote_counts import kept_votes_query
 from arena.voting.pool import PoolCache
-from prompts_taxonomy.retirement import judge_discrimination, tally_favorites
+from prompts_taxonomy.retirement import judge_discrimination
 
 STATUSES = ("active", "retired")
 
@@ -94,13 +93,14 @@ def prompt_detail(engine: Engine, settings: Settings, prompt_id: str) -> dict[st
     votes = [(a, b, w, int(n)) for a, b, w, n in grouped]
     discrimination = None
     if board is not None:
-        positions = {m: i for i, m in enumerate(board["order"])}
         verdict = judge_discrimination(
-            tally_favorites(votes, positions),
-            alpha=settings.retirement_alpha,
+            votes,
+            theta_of(board),
+            confidence=settings.retirement_confidence,
+            beta_max=settings.retirement_beta_max,
             min_decisive=settings.retirement_min_decisive_votes,
         )
-        discrimination = asdict(verdict)
+        discrimination = discrimination_row(verdict)
     return {
         "prompt": prompt,
         "outputs": [{"output": o, "display_name": name} for o, name in outputs],

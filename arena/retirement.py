@@ -1,7 +1,8 @@
 """Monthly prompt retirement: build the report, store it as a draft, apply or reject it.
 
-The report flags active prompts that no longer discriminate between models (the binomial rule of
-`prompts_taxonomy.retirement` on favorite win rates against the current overall board) or no longer resemble
+The report flags active prompts that no longer discriminate between models (the slope rule of
+`prompts_taxonomy.retirement`: an upper bound on how strongly a prompt's votes follow the current overall
+board's strength gaps) or no longer resemble
 how people prompt (`arena.corpus.check_freshness`), and shows the coverage per (use case x capability) cell
 after retirement. Applying it retires the flagged prompts at once; their outputs and votes stay and still count
 for ratings, and the outputs are published (shown with their models' names, never served blind again).
@@ -10,6 +11,7 @@ for ratings, and the outputs are published (shown with their models' names, neve
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -26,9 +28,12 @@ from arena.settings import Settings
 from arena.vote_counts import kept_votes_query
 from arena.voting.pool import PoolCache
 from prompts_taxonomy import load_taxonomy
-from prompts_taxonomy.retirement import FavoriteTally, board_positions, judge_discrimination, tally_favorites
+from prompts_taxonomy.retirement import board_positions, judge_discrimination
+from ratings import ELO_PER_NAT
 
-SCHEMA = 1
+#: Report layout. 2: discrimination rows carry the slope estimate (beta, beta_lower, beta_upper, mean_gap,
+#: verdict) and boards their ratings; 1 (before): binomial rows (p_value, ci_low, ci_high), still displayed.
+SCHEMA = 2
 AUTO_ACTOR = "auto-apply"
 
 
@@ -37,7 +42,8 @@ class ReportError(Exception):
 
 
 def _boards(session: Session, modalities: list[str]) -> dict[str, dict[str, Any] | None]:
-    """The latest overall board per modality: snapshot id, time and model order (None when there is none)."""
+    """The latest overall board per modality: snapshot id, time, model order and ratings (Elo; None when there
+    is no board)."""
     boards: dict[str, dict[str, Any] | None] = {}
     for modality in modalities:
         snap = session.exec(
@@ -49,19 +55,21 @@ def _boards(session: Session, modalities: list[str]) -> dict[str, dict[str, Any]
         if snap is None or not snap.rows:
             boards[modality] = None
             continue
-        positions = board_positions({r["model"]: float(r["rating"]) for r in snap.rows})
+        ratings = {r["model"]: float(r["rating"]) for r in snap.rows}
+        positions = board_positions(ratings)
         boards[modality] = {
             "snapshot_id": snap.id,
             "created_at": snap.created_at.isoformat(),
             "order": sorted(positions, key=positions.__getitem__),
+            "ratings": ratings,
         }
     return boards
 
 
-def _tallies(
-    session: Session, modality: str, order: list[str], include_simulated: bool
-) -> dict[str, FavoriteTally]:
-    """Favorite tallies per prompt over the kept votes of `modality` (counted in the database)."""
+def _votes(
+    session: Session, modality: str, include_simulated: bool
+) -> dict[str, list[tuple[str, str, str, int]]]:
+    """Kept votes of `modality` per prompt as (model_a, model_b, winner, count) rows (counted in the database)."""
     kept = kept_votes_query(modality, include_simulated=include_simulated).subquery()
     rows = session.exec(
         select(kept.c.prompt_id, kept.c.model_a, kept.c.model_b, kept.c.winner, func.count()).group_by(
@@ -71,12 +79,24 @@ def _tallies(
     by_prompt: dict[str, list[tuple[str, str, str, int]]] = {}
     for prompt_id, model_a, model_b, winner, count in rows:
         by_prompt.setdefault(prompt_id, []).append((model_a, model_b, winner, int(count)))
-    positions = {m: i for i, m in enumerate(order)}
-    return {p: tally_favorites(votes, positions) for p, votes in by_prompt.items()}
+    return by_prompt
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(float(value), 6)
+    """Six decimals; None for None and for an infinite bound (JSON has no infinity: None reads "unbounded")."""
+    if value is None or not math.isfinite(value):
+        return None
+    return round(float(value), 6)
+
+
+def theta_of(board: dict[str, Any]) -> dict[str, float]:
+    """Board strengths in nats from a stored board's ratings (Elo)."""
+    return {m: float(r) / ELO_PER_NAT for m, r in board.get("ratings", {}).items()}
+
+
+def discrimination_row(verdict: Any) -> dict[str, Any]:
+    """A verdict as a JSON-safe report row (floats rounded, infinite bounds as None)."""
+    return {k: _round(v) if isinstance(v, float) else v for k, v in asdict(verdict).items()}
 
 
 def build_report(
@@ -87,7 +107,8 @@ def build_report(
     month = current_batch(now)
     taxonomy = load_taxonomy()
     modalities = list(taxonomy.slugs("modality"))
-    alpha, min_decisive = settings.retirement_alpha, settings.retirement_min_decisive_votes
+    confidence, beta_max = settings.retirement_confidence, settings.retirement_beta_max
+    min_decisive = settings.retirement_min_decisive_votes
     with Session(engine) as session:
         boards = _boards(session, modalities)
         prompts = session.exec(
@@ -95,18 +116,24 @@ def build_report(
             .where(Prompt.status == "active")
             .order_by(Prompt.modality, Prompt.id)
         ).all()
-        tallies: dict[str, FavoriteTally] = {}
+        votes: dict[str, list[tuple[str, str, str, int]]] = {}
+        thetas: dict[str, dict[str, float]] = {}
         for modality, board in boards.items():
             if board is not None:
-                tallies |= _tallies(session, modality, board["order"], settings.demo_mode)
+                votes |= _votes(session, modality, settings.demo_mode)
+                thetas[modality] = theta_of(board)
         fresh = check_freshness(session, settings, month, freshness_method)
         cells = coverage(session, taxonomy)
     rows, flagged = [], []
     for prompt_id, modality, use_case, capability, batch, text in prompts:
         verdict = judge_discrimination(
-            tallies.get(prompt_id, FavoriteTally()), alpha=alpha, min_decisive=min_decisive
+            votes.get(prompt_id, []) if modality in thetas else [],
+            thetas.get(modality, {}),
+            confidence=confidence,
+            beta_max=beta_max,
+            min_decisive=min_decisive,
         )
-        stats = {k: _round(v) if isinstance(v, float) else v for k, v in asdict(verdict).items()}
+        stats = discrimination_row(verdict)
         if boards.get(modality) is None:
             stats["reason"] = f"no overall board for {modality}: not judged"
         near = fresh.nearest.get(prompt_id)
@@ -153,10 +180,13 @@ def build_report(
         "month": month,
         "generated_at": now.isoformat(),
         "rule": {
-            "test": "exact two-sided binomial test of favorite wins against 0.5; flagged when p >= alpha",
-            "alpha": alpha,
+            "test": (
+                "slope beta of logit P(i beats j) = beta x (theta_i - theta_j) on the board's strengths, ties "
+                "dropped; flagged when its one-sided profile-likelihood upper bound is below beta_max"
+            ),
+            "confidence": confidence,
+            "beta_max": beta_max,
             "min_decisive_votes": min_decisive,
-            "interval": f"Clopper-Pearson {1 - alpha:.0%}",
             "include_simulated": settings.demo_mode,
         },
         "freshness": fresh.summary(),
@@ -217,14 +247,30 @@ def run_monthly(
 def _reason(row: dict[str, Any], report_id: int) -> str:
     parts = []
     if "discrimination" in row["reasons"]:
-        d = row["discrimination"]
-        parts.append(
-            f"discrimination: favorite won {d['favorite_wins']}/{d['decisive']} "
-            f"[{d['ci_low']:.2f}, {d['ci_high']:.2f}], p = {d['p_value']:.3f}"
-        )
+        parts.append("discrimination: " + discrimination_summary(row["discrimination"]))
     if "freshness" in row["reasons"]:
         parts.append(f"freshness: nearest corpus similarity {row['freshness']['similarity']:.2f}")
     return f"report #{report_id}: " + "; ".join(parts)
+
+
+def _bound(value: float | None) -> str:
+    return "inf" if value is None else f"{value:.2f}"
+
+
+def discrimination_summary(d: dict[str, Any]) -> str:
+    """One line of a stored discrimination row, of either schema: the slope figures (schema 2) or the
+    binomial ones (schema 1)."""
+    if "beta_upper" in d:
+        beta = "-" if d.get("beta") is None else f"{d['beta']:.2f}"
+        level = f"{d['confidence']:.0%}" if d.get("confidence") else ""
+        return (
+            f"beta {beta} <= {_bound(d['beta_upper'])} ({level} upper bound, flagged below {d['beta_max']:g}); "
+            f"favorite won {d['favorite_wins']}/{d['decisive']}"
+        )
+    return (
+        f"favorite won {d['favorite_wins']}/{d['decisive']} "
+        f"[{d['ci_low']:.2f}, {d['ci_high']:.2f}], p = {d['p_value']:.3f}"
+    )
 
 
 def _decide(session: Session, report_id: int, status: str, actor: str, now: datetime) -> RetirementReport:

@@ -141,17 +141,29 @@ class Settings(BaseSettings):
         description="A timed generation call still running after this is recorded as a timeout failure.",
     )
 
-    retirement_alpha: float = Field(
-        default=0.10,
-        gt=0,
+    retirement_confidence: float = Field(
+        default=0.95,
+        gt=0.5,
         lt=1,
-        description="Monthly retirement: a prompt is flagged when the exact binomial test of its favorite win "
-        "rate against 0.5 has a p-value at or above this (indistinguishable from chance).",
+        description="Monthly retirement: one-sided confidence of the upper bound on a prompt's discrimination "
+        "slope beta (logit P(i beats j) = beta x board gap; 1 = like the board, 0 = chance).",
+    )
+    retirement_beta_max: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="Monthly retirement: a prompt is flagged when the upper bound of its slope beta is below "
+        "this (its votes show it discriminates less than this fraction of the board's discrimination).",
     )
     retirement_min_decisive_votes: int = Field(
-        default=100,
+        default=20,
         ge=1,
         description="The discrimination rule applies only to prompts with at least this many decisive kept votes.",
+    )
+    retirement_alpha: float | None = Field(
+        default=None,
+        description="Removed: the binomial test of the favourite win rate is replaced by the slope bound "
+        "(ARENA_RETIREMENT_CONFIDENCE, ARENA_RETIREMENT_BETA_MAX). Setting it is refused.",
     )
     retirement_auto_apply: bool = Field(
         default=False,
@@ -263,6 +275,17 @@ class Settings(BaseSettings):
             raise ValueError(
                 "removed; set ARENA_MODEL_SHARE_FACTOR instead (the cap as a multiple of the uniform share 2 / M, "
                 "default 1.5: 0.5 with 6 models, as the old setting)"
+            )
+        return None
+
+    @field_validator("retirement_alpha")
+    @classmethod
+    def _removed_alpha(cls, value: float | None) -> None:
+        if value is not None:
+            raise ValueError(
+                "removed; the binomial test is replaced by an upper bound on the prompt's discrimination slope: "
+                "set ARENA_RETIREMENT_CONFIDENCE (default 0.95) and ARENA_RETIREMENT_BETA_MAX (default 0.5) "
+                "instead (README, Prompt retirement)"
             )
         return None
 

@@ -1,20 +1,30 @@
 """Prompt retirement statistics: does a prompt still tell the models apart?
 
-For every kept vote on a prompt the *favorite* is the model placed higher on the current overall board of
-the vote's modality. A prompt's favorite win rate is the favorite's share of its decisive votes (ties, both
-good or both bad, are counted beside it and left out of the rate).
+The methodology flags a prompt whose favourite win rate (the favourite: the model placed higher on the current
+overall board) is statistically indistinguishable from chance. A raw win rate cannot test that on an arena
+whose matchmaking serves close pairs: between two models 10 Elo apart even the board's own favourite wins only
+51%, so a prompt that discriminates exactly like the board looks like a coin flip. The rule therefore measures
+discrimination on the board's own scale, with the served gaps taken into account (`prompts_taxonomy.slope`):
 
-The rule: a prompt is flagged when an exact two-sided binomial test of its favorite wins against 0.5 fails to
-reject at level ``alpha``, and only once it has at least ``min_decisive`` decisive votes, so a new or rarely
-served prompt is never retired for lack of data. With p0 = 0.5 the binomial distribution is symmetric, so
-the two-sided p-value is twice the smaller tail and the test fails to reject exactly when the central
-Clopper-Pearson interval at level ``1 - alpha`` contains 0.5: the reported interval and the decision agree.
+    logit P(i beats j) = beta * (theta_i - theta_j)      theta: board strengths in nats, ties dropped
 
-Defaults (``ARENA_RETIREMENT_ALPHA`` = 0.10, ``ARENA_RETIREMENT_MIN_DECISIVE_VOTES`` = 100) and why: the rule
-retires unless the prompt shows it discriminates, so ``alpha`` is the chance that a coin-flip prompt escapes
-one month's review (it is reviewed again next month with more votes), while the false retirement of a real
-but modest discriminator shrinks as ``alpha`` grows. At 100 decisive votes a prompt whose favorite truly wins
-65% is retired wrongly 8.8% of the time at alpha 0.10 against 17% at 0.05 (`flag_probability`).
+beta = 1 discriminates like the board, beta = 0 is chance. A prompt is flagged when the one-sided
+profile-likelihood upper bound of beta at ``confidence`` is below ``beta_max``: the votes show, at that
+confidence, that the prompt discriminates less than ``beta_max`` times as well as the board. A prompt whose
+bound is above it is *not enough evidence* (or, when the lower bound is above 0, shown to discriminate) and is
+judged again next month; a prompt with fewer than ``min_decisive`` decisive votes is not judged. Because the
+flag needs positive evidence of weak discrimination, a prompt with beta >= beta_max is flagged at most about
+``1 - confidence`` of the time whatever the served pairs (more only through board error), while the chance of
+catching a coin flip grows with the information its votes carry, sum of gap**2 / 4: few votes or close pairs
+can not catch it, and the report says so instead of retiring.
+
+Defaults (``ARENA_RETIREMENT_CONFIDENCE`` = 0.95, ``ARENA_RETIREMENT_BETA_MAX`` = 0.5,
+``ARENA_RETIREMENT_MIN_DECISIVE_VOTES`` = 20) and their error rates under the arena's matchmaking:
+``bench/bench_retirement.py`` (README, Prompt retirement).
+
+The favourite tally (`tally_favorites`) stays in the report as a description, and the old rule, an exact
+binomial test of the favourite win rate against 0.5 (`judge_binomial`), is kept for the bench's comparison and
+to read reports stored before the change.
 """
 
 from __future__ import annotations
@@ -26,20 +36,31 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats
 
-DEFAULT_ALPHA = 0.10
-DEFAULT_MIN_DECISIVE = 100
+from prompts_taxonomy.slope import SlopeFit, fit_slope
+
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_BETA_MAX = 0.5
+DEFAULT_MIN_DECISIVE = 20
+BINOMIAL_ALPHA = 0.10  # the old rule's defaults (ARENA_RETIREMENT_ALPHA, min 100 decisive votes)
+BINOMIAL_MIN_DECISIVE = 100
 DECISIVE = ("model_a", "model_b")
 TIES = ("tie", "tie (bothbad)")
 
 __all__ = [
-    "DEFAULT_ALPHA",
+    "BINOMIAL_ALPHA",
+    "BINOMIAL_MIN_DECISIVE",
+    "DEFAULT_BETA_MAX",
+    "DEFAULT_CONFIDENCE",
     "DEFAULT_MIN_DECISIVE",
+    "BinomialVerdict",
     "Discrimination",
     "FavoriteTally",
     "binomial_p_value",
+    "board_gaps",
     "board_positions",
     "clopper_pearson",
     "flag_probability",
+    "judge_binomial",
     "judge_discrimination",
     "tally_favorites",
 ]
@@ -84,8 +105,8 @@ def _p_values_all_k(n: int) -> np.ndarray:
     return values
 
 
-def flag_probability(p_true: float, n: int, *, alpha: float = DEFAULT_ALPHA) -> float:
-    """Exact probability that the rule flags a prompt with ``n`` decisive votes whose favorite truly wins with
+def flag_probability(p_true: float, n: int, *, alpha: float = BINOMIAL_ALPHA) -> float:
+    """Exact probability that the old binomial rule flags a prompt with ``n`` decisive votes whose favorite wins with
     probability ``p_true`` (for ``p_true`` = 0.5 this is one minus the missed-retirement rate)."""
     if n <= 0:
         return 0.0
@@ -145,8 +166,8 @@ def tally_favorites(
 
 
 @dataclass(frozen=True)
-class Discrimination:
-    """The rule's verdict on one prompt, with everything an operator needs to check it."""
+class BinomialVerdict:
+    """The old rule's verdict on one prompt (the shape of schema-1 report rows)."""
 
     favorite_wins: int
     decisive: int
@@ -161,10 +182,12 @@ class Discrimination:
     reason: str
 
 
-def judge_discrimination(
-    tally: FavoriteTally, *, alpha: float = DEFAULT_ALPHA, min_decisive: int = DEFAULT_MIN_DECISIVE
-) -> Discrimination:
-    """Apply the rule to one prompt's tally (see the module docstring)."""
+def judge_binomial(
+    tally: FavoriteTally, *, alpha: float = BINOMIAL_ALPHA, min_decisive: int = BINOMIAL_MIN_DECISIVE
+) -> BinomialVerdict:
+    """The old rule: flagged when the exact two-sided binomial test of the favourite wins against 0.5 fails
+    to reject at `alpha` (with at least `min_decisive` decisive votes). It reads "failed to show discrimination"
+    as "does not discriminate", so under close-pair matchmaking it retires good prompts (bench_retirement)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must be in (0, 1)")
     k, n = tally.favorite_wins, tally.decisive
@@ -186,7 +209,7 @@ def judge_discrimination(
         )
     else:
         reason = f"favorite wins {k / n:.2f} (p = {p_value:.3g} < {alpha:g}): discriminates"
-    return Discrimination(
+    return BinomialVerdict(
         favorite_wins=k,
         decisive=n,
         ties=tally.ties,
@@ -197,5 +220,95 @@ def judge_discrimination(
         p_value=p_value,
         evaluated=evaluated,
         flagged=flagged,
+        reason=reason,
+    )
+
+
+def board_gaps(
+    votes: Iterable[tuple[str, str, str, int]], theta: Mapping[str, float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The decisive votes (model_a, model_b, winner, count) between two models on the board as arrays for
+    `fit_slope`: (theta_a - theta_b in nats, model_a won, count). Ties and votes off the board are left out."""
+    gap, won, weight = [], [], []
+    for model_a, model_b, winner, count in votes:
+        if winner in DECISIVE and model_a in theta and model_b in theta and model_a != model_b:
+            gap.append(float(theta[model_a]) - float(theta[model_b]))
+            won.append(winner == "model_a")
+            weight.append(float(count))
+    return np.array(gap, dtype=float), np.array(won, dtype=bool), np.array(weight, dtype=float)
+
+
+@dataclass(frozen=True)
+class Discrimination:
+    """The rule's verdict on one prompt, with everything an operator needs to check it: the slope estimate and
+    its one-sided bounds (inf when unbounded), the mean served gap (Elo) that explains how much the votes could
+    show, and the favourite tally as a description."""
+
+    favorite_wins: int
+    decisive: int
+    ties: int
+    both_bad: int
+    win_rate: float | None
+    mean_gap: float | None  # mean |rating gap| of the decisive votes' pairs, Elo
+    beta: float | None
+    beta_lower: float
+    beta_upper: float
+    confidence: float
+    beta_max: float
+    evaluated: bool  # enough decisive votes for the rule to apply
+    flagged: bool
+    verdict: str  # "retire", "discriminates", "not enough evidence" or "not judged"
+    reason: str
+
+
+def judge_discrimination(
+    votes: Iterable[tuple[str, str, str, int]],
+    theta: Mapping[str, float],
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    beta_max: float = DEFAULT_BETA_MAX,
+    min_decisive: int = DEFAULT_MIN_DECISIVE,
+    elo_per_nat: float = 400.0 / np.log(10.0),
+) -> Discrimination:
+    """Apply the rule (module docstring) to one prompt's votes, given as (model_a, model_b, winner, count)
+    rows, against board strengths `theta` in nats."""
+    if not 0.5 < confidence < 1.0:
+        raise ValueError("confidence must be in (0.5, 1)")
+    rows = list(votes)
+    tally = tally_favorites(rows, board_positions(theta))
+    gap, won, weight = board_gaps(rows, theta)
+    n = tally.decisive
+    fit: SlopeFit = fit_slope(gap, won, weight, confidence=confidence)
+    mean_gap = float(np.sum(weight * np.abs(gap)) / weight.sum() * elo_per_nat) if weight.sum() else None
+    evaluated = n >= max(1, min_decisive)
+    flagged = evaluated and fit.upper < beta_max
+    level = f"{confidence:.0%}"
+    bounds = f"beta {fit.beta:.2f}, {level} bounds [{fit.lower:.2f}, {fit.upper:.2f}]"
+    if not evaluated:
+        verdict, reason = "not judged", f"too few decisive votes ({n} < {min_decisive}): not judged"
+    elif flagged:
+        verdict = "retire"
+        against = " (the favourite loses: it reverses the board)" if fit.upper < 0 else ""
+        reason = f"{bounds}: upper bound below {beta_max:g}, discriminates less than the board{against}"
+    elif fit.lower > 0:
+        verdict, reason = "discriminates", f"{bounds}: lower bound above 0, discriminates"
+    else:
+        verdict = "not enough evidence"
+        reason = f"{bounds}: cannot tell (mean served gap {mean_gap or 0:.0f} Elo); kept and judged again next month"
+    return Discrimination(
+        favorite_wins=tally.favorite_wins,
+        decisive=n,
+        ties=tally.ties,
+        both_bad=tally.both_bad,
+        win_rate=tally.favorite_wins / n if n else None,
+        mean_gap=mean_gap,
+        beta=None if np.isnan(fit.beta) else fit.beta,
+        beta_lower=fit.lower,
+        beta_upper=fit.upper,
+        confidence=confidence,
+        beta_max=beta_max,
+        evaluated=evaluated,
+        flagged=flagged,
+        verdict=verdict,
         reason=reason,
     )

@@ -12,7 +12,15 @@ from arena.cli.common import database_session, fail, load_settings, print_json
 from arena.corpus import CorpusImportFailed, import_corpus_lines, valid_month
 from arena.pool import ImportFailed, current_batch
 from arena.refresh import refresh_pool
-from arena.retirement import ReportError, apply_report, build_report, get_report, reject_report, run_monthly
+from arena.retirement import (
+    ReportError,
+    apply_report,
+    build_report,
+    discrimination_summary,
+    get_report,
+    reject_report,
+    run_monthly,
+)
 from prompts_taxonomy import load_taxonomy
 
 ActorOption = Annotated[
@@ -30,11 +38,18 @@ def _read_lines(file: Path) -> list[str]:
         fail(f"{file}: not UTF-8 text")
 
 
+def _rule_line(rule: dict[str, Any]) -> str:
+    """The rule's settings, of either report schema."""
+    if "beta_max" in rule:
+        return f"slope upper bound at {rule['confidence']:.0%} below {rule['beta_max']:g}"
+    return f"binomial, alpha {rule['alpha']:g}"
+
+
 def _print_report(report: dict[str, Any]) -> None:
     s, rule, fresh = report["summary"], report["rule"], report["freshness"]
     typer.echo(
         f"retirement report for {report['month']}: {s['active_prompts']} active prompt(s), {s['judged']} judged "
-        f"(alpha {rule['alpha']:g}, at least {rule['min_decisive_votes']} decisive votes)"
+        f"({_rule_line(rule)}, at least {rule['min_decisive_votes']} decisive votes)"
     )
     if fresh["method"]:
         typer.echo(
@@ -49,10 +64,7 @@ def _print_report(report: dict[str, Any]) -> None:
     )
     for row in report["flagged"]:
         d, f = row["discrimination"], row["freshness"]
-        stats = (
-            f"fav {d['favorite_wins']}/{d['decisive']} [{d['ci_low']:.2f}, {d['ci_high']:.2f}] "
-            f"p={d['p_value']:.3f} ties {d['ties']}+{d['both_bad']}"
-        )
+        stats = f"{discrimination_summary(d)}; ties {d['ties']}+{d['both_bad']}"
         near = f" sim {f['similarity']:.2f}" if f else ""
         typer.echo(f"  {row['prompt_id']:<24} {','.join(row['reasons']):<26} {stats}{near}")
     for cell in report["under_minimum"]:

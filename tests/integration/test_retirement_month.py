@@ -35,13 +35,15 @@ def test_dry_run_flags_the_coin_flips_and_spares_the_discriminating_prompts(mont
     for row in report["flagged"]:
         d = row["discrimination"]
         assert row["reasons"] == ["discrimination"]
-        assert d["evaluated"] and d["p_value"] >= 0.10 and d["ci_low"] <= 0.5 <= d["ci_high"]
+        assert d["evaluated"] and d["verdict"] == "retire"
+        assert d["beta_lower"] <= d["beta"] <= d["beta_upper"] < 0.5 and d["beta_max"] == 0.5
         assert d["decisive"] >= 100 and d["decisive"] + d["ties"] + d["both_bad"] == 130
-        assert "indistinguishable from chance" in d["reason"]
+        assert "upper bound below 0.5" in d["reason"]
     spared = {r["prompt_id"]: r for r in report["prompts"]}
     for prompt_id in month.discriminating:
         d = spared[prompt_id]["discrimination"]
-        assert d["win_rate"] > 0.65 and d["p_value"] < 0.001 and not d["flagged"]
+        assert d["win_rate"] > 0.65 and d["beta_lower"] > 0.5 and not d["flagged"]
+        assert d["verdict"] == "discriminates" and d["mean_gap"] > 100
     # Never-voted prompts are listed but not judged.
     untouched = next(r for r in report["prompts"] if r["prompt_id"] not in month.discriminating)
     assert not untouched["discrimination"]["evaluated"]

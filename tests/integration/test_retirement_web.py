@@ -7,8 +7,8 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.app import create_app
-from arena.db.tables import AuditEntry, RetirementReport
-from arena.retirement import run_monthly
+from arena.db.tables import AuditEntry, Prompt, RetirementReport
+from arena.retirement import apply_report, get_report, run_monthly, store_report
 from tests.conftest import serve
 from tests.support.retirement_month import NOW, build_month
 
@@ -82,3 +82,82 @@ def test_the_admin_page_lists_the_report_and_its_buttons_reject_with_the_csrf_to
         assert row.status == "rejected" and row.approved_by == "bootstrap (bob)"
         audit = s.exec(select(AuditEntry).where(AuditEntry.action == "retirement.reject")).one()
         assert audit.actor == "bootstrap (bob)" and audit.details["reason"] == "too many thin cells"
+
+
+def _schema1_report() -> dict:
+    """A report as stored before the slope rule (SCHEMA 1: binomial rows), with one flagged prompt."""
+    row = {
+        "prompt_id": "t2i-ui-lay-01",
+        "modality": "text_to_image",
+        "use_case": "ui_ux_design",
+        "capability": "layout",
+        "batch": "2026-11",
+        "text": "an old flagged prompt",
+        "discrimination": {
+            "favorite_wins": 52,
+            "decisive": 100,
+            "ties": 7,
+            "both_bad": 3,
+            "win_rate": 0.52,
+            "ci_low": 0.43,
+            "ci_high": 0.61,
+            "p_value": 0.764,
+            "evaluated": True,
+            "flagged": True,
+            "reason": "favorite win rate 52/100 = 0.52 [0.43, 0.61] is indistinguishable from chance",
+        },
+        "freshness": None,
+        "reasons": ["discrimination"],
+    }
+    return {
+        "schema": 1,
+        "month": "2026-11",
+        "generated_at": NOW.isoformat(),
+        "rule": {
+            "test": "binomial",
+            "alpha": 0.1,
+            "min_decisive_votes": 100,
+            "interval": "Clopper-Pearson 90%",
+        },
+        "freshness": {"method": None},
+        "boards": {},
+        "summary": {
+            "active_prompts": 1,
+            "judged": 1,
+            "flagged": 1,
+            "flagged_discrimination": 1,
+            "flagged_freshness": 0,
+            "cells_under_minimum": 0,
+        },
+        "flagged": [row],
+        "coverage": [],
+        "under_minimum": [],
+        "min_prompts_per_cell": 3,
+        "prompts": [],
+        "notes": [],
+    }
+
+
+def test_reports_of_both_schemas_display_and_an_old_one_still_applies(month, initialized):
+    app = create_app(month.settings, engine=initialized, clock=lambda: NOW)
+    old_id = store_report(initialized, _schema1_report(), now=NOW)
+    new_id = run_monthly(initialized, month.settings, now=NOW)
+    assert get_report(initialized, new_id).report["schema"] == 2
+    with serve(app) as url, httpx.Client(base_url=url, timeout=10) as client:
+        client.post("/admin/login", data={"token": "test-operator-token"})
+        old = client.get(f"/admin/retirement?id={old_id}")
+        assert old.status_code == 200 and "a report from before the slope rule" in old.text
+        assert "0.52 [0.43, 0.61]" in old.text and "0.764" in old.text
+        new = client.get(f"/admin/retirement?id={new_id}")
+        assert (
+            new.status_code == 200 and "Beta [bounds]" in new.text and "upper bound is below 0.5" in new.text
+        )
+        prompt_page = client.get(f"/admin/prompts/{month.coin_flips[0]}")
+        assert prompt_page.status_code == 200 and "Slope beta [95% one-sided bounds]" in prompt_page.text
+        assert "retire: beta " in prompt_page.text and "Mean gap of the served pairs" in prompt_page.text
+        flagged = get_report(initialized, new_id).report["flagged"][0]["discrimination"]
+        assert f"{flagged['beta']:.2f} [{flagged['beta_lower']:.2f}, {flagged['beta_upper']:.2f}]" in new.text
+    assert apply_report(initialized, old_id, "carol", now=NOW) == ["t2i-ui-lay-01"]
+    with Session(initialized) as s:
+        reason = s.get(Prompt, "t2i-ui-lay-01").retired_reason
+    assert reason == f"report #{old_id}: discrimination: favorite won 52/100 [0.43, 0.61], p = 0.764"

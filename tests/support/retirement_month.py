@@ -1,10 +1,12 @@
 """A simulated month of votes with known per-prompt discrimination, for the retirement tests.
 
-Four text-to-image models with true ratings 800..1250; twelve starter prompts (all four prompts of three
-cells) get outputs from every model and 130 simulated votes each between uniformly drawn model pairs, 10% ties.
-On the discriminating prompts the better model wins with its Bradley-Terry probability (the favorite wins
-about 79% of decisive votes); on the coin-flip prompts each side wins half the time. Votes are inserted
-directly (the service path is exercised separately), then a rating snapshot makes the current overall board.
+Four text-to-image models with true ratings 700..1450 (250 apart: wide enough that 117 decisive votes of a
+coin-flip prompt bound its slope below 0.5 against a board that the coin flips themselves flatten); twelve
+starter prompts (all four prompts of three cells) get outputs from every model and 130 simulated votes each
+between uniformly drawn model pairs, 10% ties. On the discriminating prompts the better model wins with its
+Bradley-Terry probability (the favorite wins about 88% of decisive votes); on the coin-flip prompts each side
+wins half the time. Votes are inserted directly (the service path is exercised separately), then a rating
+snapshot makes the current overall board.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from arena.registry import parse_registry, sync_registry
 from arena.settings import Settings
 from arena.snapshots import take_snapshot
 
-TRUTH = {"ret-a": 800.0, "ret-b": 950.0, "ret-c": 1100.0, "ret-d": 1250.0}
+TRUTH = {"ret-a": 700.0, "ret-b": 950.0, "ret-c": 1200.0, "ret-d": 1450.0}
 NOW = datetime(2026, 12, 1, 4, 0, tzinfo=UTC)
 VOTES_PER_PROMPT = 130
 # Per cell (in order): how many of its four prompts are coin flips. Cells 1 and 2 then keep 2 active

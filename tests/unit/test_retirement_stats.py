@@ -1,18 +1,19 @@
-"""The retirement rule's statistics: exact binomial p-values, Clopper-Pearson intervals, favorite tallies."""
+"""The old (binomial) retirement rule's statistics, kept for the bench and schema-1 reports: exact binomial
+p-values, Clopper-Pearson intervals, favorite tallies."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from prompts_taxonomy.retirement import (
-    DEFAULT_ALPHA,
-    DEFAULT_MIN_DECISIVE,
+    BINOMIAL_ALPHA,
+    BINOMIAL_MIN_DECISIVE,
     FavoriteTally,
     binomial_p_value,
     board_positions,
     clopper_pearson,
     flag_probability,
-    judge_discrimination,
+    judge_binomial,
     tally_favorites,
 )
 
@@ -57,29 +58,29 @@ def test_clopper_pearson_matches_known_intervals():
 def test_the_rule_flags_exactly_when_the_interval_at_one_minus_alpha_contains_one_half(n):
     for alpha in (0.05, 0.10):
         for k in range(n + 1):
-            verdict = judge_discrimination(FavoriteTally(k, n - k), alpha=alpha, min_decisive=1)
+            verdict = judge_binomial(FavoriteTally(k, n - k), alpha=alpha, min_decisive=1)
             low, high = verdict.ci_low, verdict.ci_high
             assert verdict.flagged == (low <= 0.5 <= high), (k, n, alpha)
 
 
 def test_a_prompt_with_too_few_decisive_votes_is_never_flagged_whatever_its_ties():
-    verdict = judge_discrimination(FavoriteTally(30, 30, ties=500, both_bad=200), min_decisive=100)
+    verdict = judge_binomial(FavoriteTally(30, 30, ties=500, both_bad=200), min_decisive=100)
     assert not verdict.evaluated and not verdict.flagged
     assert "too few decisive votes (60 < 100)" in verdict.reason
     assert verdict.ties == 500 and verdict.both_bad == 200
 
 
 def test_coin_flip_is_flagged_and_a_clear_favorite_is_spared():
-    flip = judge_discrimination(FavoriteTally(52, 48))
-    assert flip.evaluated and flip.flagged and flip.p_value > DEFAULT_ALPHA
+    flip = judge_binomial(FavoriteTally(52, 48))
+    assert flip.evaluated and flip.flagged and flip.p_value > BINOMIAL_ALPHA
     assert flip.win_rate == pytest.approx(0.52) and flip.ci_low < 0.5 < flip.ci_high
-    clear = judge_discrimination(FavoriteTally(70, 30))
+    clear = judge_binomial(FavoriteTally(70, 30))
     assert clear.evaluated and not clear.flagged and clear.p_value < 0.001
     assert "discriminates" in clear.reason
 
 
 def test_a_favorite_that_loses_significantly_still_discriminates():
-    verdict = judge_discrimination(FavoriteTally(30, 70))
+    verdict = judge_binomial(FavoriteTally(30, 70))
     assert not verdict.flagged and "against the board" in verdict.reason
 
 
@@ -106,7 +107,7 @@ def test_tally_counts_favorite_wins_from_either_side_and_keeps_ties_and_unranked
 
 def test_flag_probability_is_the_exact_chance_of_flagging():
     # A coin flip is flagged unless the test rejects: at most alpha are missed (the exact test is conservative).
-    assert 1 - flag_probability(0.5, DEFAULT_MIN_DECISIVE) <= DEFAULT_ALPHA
+    assert 1 - flag_probability(0.5, BINOMIAL_MIN_DECISIVE) <= BINOMIAL_ALPHA
     # The documented figures: a 65% favorite at 100 decisive votes.
     assert flag_probability(0.65, 100, alpha=0.10) == pytest.approx(0.088, abs=0.001)
     assert flag_probability(0.65, 100, alpha=0.05) == pytest.approx(0.172, abs=0.001)
@@ -116,5 +117,5 @@ def test_flag_probability_is_the_exact_chance_of_flagging():
     # Monte Carlo agrees with the exact sum.
     rng = np.random.default_rng(3)
     k = rng.binomial(120, 0.6, size=4000)
-    flagged = np.mean([judge_discrimination(FavoriteTally(int(x), 120 - int(x))).flagged for x in k])
+    flagged = np.mean([judge_binomial(FavoriteTally(int(x), 120 - int(x))).flagged for x in k])
     assert flagged == pytest.approx(flag_probability(0.6, 120), abs=0.03)
