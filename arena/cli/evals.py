@@ -41,6 +41,14 @@ def run_command(
     no_judge: Annotated[
         bool, typer.Option("--no-judge", help="Leave out rubric (LLM judge) graders: offline graders only.")
     ] = False,
+    images: Annotated[
+        Path | None,
+        typer.Option("--images", help="Folder of images to grade: <case>.png or <model run>/<case>.png."),
+    ] = None,
+    manifest: Annotated[
+        Path | None,
+        typer.Option("--manifest", help='JSON lines {"case", "image", "model"?, "sample"?} of images to grade.'),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
@@ -78,6 +86,19 @@ def run_command(
     known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
     if unknown := [m for m in wanted if m not in known]:
         fail(f"--models: {', '.join(unknown)} not in the suite (runs: {', '.join(sorted(known))})")
+    from arena.evals.sources import GivenImages, SourceError, read_folder, read_manifest
+
+    given = GivenImages()
+    try:
+        case_ids = {c.id for c in loaded.cases}
+        if images is not None:
+            read_folder(images, case_ids, known, given)
+        if manifest is not None:  # added last: a manifest line wins over a folder file
+            read_manifest(manifest, case_ids, known, given)
+    except SourceError as exc:
+        for problem in exc.problems[:-1]:
+            typer.echo(problem, err=True)
+        fail(f"{exc.problems[-1]} (nothing was run)")
     with engine_for(settings) as engine:
         upgrade_database(engine)
         judge = None
@@ -92,7 +113,13 @@ def run_command(
         folder = out or Path("var") / "evals" / new_run_id(loaded)
         try:
             runner = SuiteRunner(
-                loaded, engine, registry, RunConfig(folder, concurrency, resume, wanted), judge
+                loaded,
+                engine,
+                registry,
+                RunConfig(
+                    folder, concurrency, resume, wanted, given=given, media_dir=settings.media_dir
+                ),
+                judge,
             )
         except ValueError as exc:
             fail(str(exc))
