@@ -47,7 +47,9 @@ def run_command(
     ] = None,
     manifest: Annotated[
         Path | None,
-        typer.Option("--manifest", help='JSON lines {"case", "image", "model"?, "sample"?} of images to grade.'),
+        typer.Option(
+            "--manifest", help='JSON lines {"case", "image", "model"?, "sample"?} of images to grade.'
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
@@ -116,9 +118,7 @@ def run_command(
                 loaded,
                 engine,
                 registry,
-                RunConfig(
-                    folder, concurrency, resume, wanted, given=given, media_dir=settings.media_dir
-                ),
+                RunConfig(folder, concurrency, resume, wanted, given=given, media_dir=settings.media_dir),
                 judge,
             )
         except ValueError as exc:

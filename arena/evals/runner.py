@@ -219,10 +219,13 @@ class SuiteRunner:
                 output, error = given[0], ""
                 self.config.progress(f"{case.id} x {run.label}#{sample}: grading {given[1]}")
             elif self.registry[run.model].adapter == "external":
-                output, error = None, (
-                    f"no image for case '{case.id}' sample {sample} of external model '{run.model}': "
-                    "import one with `arena outputs import` for the case's prompt, name it in the case "
-                    "(`images`), or pass --images / --manifest"
+                output, error = (
+                    None,
+                    (
+                        f"no image for case '{case.id}' sample {sample} of external model '{run.model}': "
+                        "import one with `arena outputs import` for the case's prompt, name it in the case "
+                        "(`images`), or pass --images / --manifest"
+                    ),
                 )
             else:
                 output, error = await self._generate(provider, case, run, sample, references, mask)

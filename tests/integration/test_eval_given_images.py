@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from PIL import Image
@@ -150,7 +149,9 @@ def test_case_images_a_folder_and_a_manifest_are_graded_by_every_grader(
     (tmp_path / "logo.png").write_bytes(logo)
     with Image.open(io.BytesIO(logo)) as im:
         damaged = im.convert("RGB")
-    damaged.paste((255, 0, 255), (0, damaged.height - 60, damaged.width, damaged.height))  # outside the region
+    damaged.paste(
+        (255, 0, 255), (0, damaged.height - 60, damaged.width, damaged.height)
+    )  # outside the region
     buffer = io.BytesIO()
     damaged.save(buffer, "PNG")
     (tmp_path / "case_given.png").write_bytes(buffer.getvalue())  # sample 0 by the case ...
@@ -164,7 +165,9 @@ def test_case_images_a_folder_and_a_manifest_are_graded_by_every_grader(
     (tmp_path / "suite.toml").write_text(EDIT_SUITE)
     out = tmp_path / "run"
     args = ["eval", "run", str(tmp_path / "suite.toml"), "--out", str(out)]
-    result = run(*args, "--images", str(tmp_path / "folder"), "--manifest", str(tmp_path / "given" / "manifest.jsonl"))
+    result = run(
+        *args, "--images", str(tmp_path / "folder"), "--manifest", str(tmp_path / "given" / "manifest.jsonl")
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     by_sample = {r["sample"]: {s["key"]: s for s in r["scores"]} for r in rows}
