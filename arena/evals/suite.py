@@ -39,6 +39,8 @@ CASE_KEYS = {
     "expected",
     "images",
     "prompt_id",
+    "text_match",
+    "extra_text",
 }
 MODEL_KEYS = {"model", "label", "params", "sweep"}
 SUITE_KEYS = {"name", "workflow", "description", "samples", "seed"}
@@ -69,6 +71,8 @@ class Case:
     expected: str = ""
     images: dict[str, tuple[Path, ...]] = field(default_factory=dict)  # run label or slug ("" any) -> samples
     prompt_id: str = ""  # the arena prompt whose imported outputs an external model is graded on
+    text_match: str = ""  # exact | case_insensitive | contains; "" = the grader's or the workflow's rule
+    extra_text: bool | None = None  # None = the grader's or the workflow's rule
 
     @property
     def modality(self) -> str:
@@ -256,6 +260,14 @@ class _Checker:
         prompt_id = item.get("prompt_id", "")
         if not isinstance(prompt_id, str):
             self.bad((*at, "prompt_id"), "prompt_id must be the id of an arena prompt")
+        from arena.evals.textmatch import MODES
+
+        text_match = item.get("text_match", "")
+        if text_match and text_match not in MODES:
+            self.bad((*at, "text_match"), f"text_match must be one of {', '.join(MODES)}")
+        extra_text = item.get("extra_text")
+        if extra_text is not None and not isinstance(extra_text, bool):
+            self.bad((*at, "extra_text"), "extra_text must be true or false")
         if len(self.problems) > before:
             return None
         return Case(
@@ -272,6 +284,8 @@ class _Checker:
             item.get("expected", ""),
             images,
             prompt_id,
+            text_match,
+            extra_text,
         )
 
     def case_images(self, at: tuple[object, ...], value: Any) -> dict[str, tuple[Path, ...]]:

@@ -29,6 +29,7 @@ def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[s
                 "verdicts": {"pass": 0, "fail": 0, "unscored": 0},
                 "gates": {},
                 "metrics": {},
+                "measures": {},
             },
         )
         run["items"] += 1
@@ -40,6 +41,10 @@ def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[s
                 gate = run["gates"].setdefault(score.key, {"passed": 0, "total": 0})
                 gate["total"] += 1
                 gate["passed"] += int(score.passed is True)
+            if score.kind == "info" and score.value is not None:  # e.g. ocr_cer, the judge's text score
+                measure = run["measures"].setdefault(score.key, {"sum": 0.0, "n": 0})
+                measure["sum"] += score.value
+                measure["n"] += 1
             if score.kind == "graded":
                 metric = run["metrics"].setdefault(score.key, {"sum": 0.0, "n": 0, "unscored": 0})
                 if score.value is None:
@@ -56,7 +61,7 @@ def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[s
             gate["ok"] = gate["rate"] >= gate["min_pass_rate"] - 1e-12
             if not gate["ok"]:
                 breaches.append(f"{label}: {key} pass rate {gate['rate']:.2f} < {gate['min_pass_rate']:.2f}")
-        for metric in run["metrics"].values():
+        for metric in [*run["metrics"].values(), *run["measures"].values()]:
             metric["mean"] = metric["sum"] / metric["n"] if metric["n"] else None
             del metric["sum"]
     return {"runs": runs, "breaches": breaches}
