@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
@@ -54,7 +53,8 @@ def run_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
-    Exit code 1 when a gate's pass rate is below its min_pass_rate, 2 for bad input."""
+    Exit code 1 when a gate's pass rate is below its min_pass_rate, 2 for bad input, 3 when a grader was
+    skipped (--no-judge) or unscored checks leave a pass rate below its minimum."""
     from arena.db import upgrade_database
     from arena.evals.report import render_html, write_junit
     from arena.evals.runner import RunConfig, SuiteRunner
@@ -82,8 +82,9 @@ def run_command(
         for problem in exc.problems:
             typer.echo(problem, err=True)
         fail(f"invalid suite ({len(exc.problems)} problems); nothing was run")
-    if no_judge:
-        loaded = dataclasses.replace(loaded, graders=tuple(g for g in loaded.graders if g.name != "rubric"))
+    # --no-judge does not drop the judge's checks: they are recorded as skipped, so no item reads as passed.
+    has_judge = any(g.name == "rubric" for g in loaded.graders)
+    skipped = {"rubric": "--no-judge: the LLM judge did not run"} if no_judge and has_judge else {}
     wanted = tuple(m.strip() for m in models.split(",") if m.strip())
     known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
     if unknown := [m for m in wanted if m not in known]:
@@ -104,7 +105,7 @@ def run_command(
     with engine_for(settings) as engine:
         upgrade_database(engine)
         judge = None
-        if any(g.name == "rubric" for g in loaded.graders):
+        if any(g.name == "rubric" and g.name not in skipped for g in loaded.graders):
             judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
             try:
                 judge.config.api_key()
@@ -118,7 +119,15 @@ def run_command(
                 loaded,
                 engine,
                 registry,
-                RunConfig(folder, concurrency, resume, wanted, given=given, media_dir=settings.media_dir),
+                RunConfig(
+                    folder,
+                    concurrency,
+                    resume,
+                    wanted,
+                    given=given,
+                    media_dir=settings.media_dir,
+                    skipped=skipped,
+                ),
                 judge,
             )
         except ValueError as exc:
@@ -153,6 +162,10 @@ def run_command(
                 typer.echo(
                     f"  {key}: {g['passed']}/{g['total']} ({g['rate']:.0%}, minimum {g['min_pass_rate']:.0%}) {mark}"
                 )
+        for line in summary["skipped_graders"]:
+            typer.echo(f"SKIPPED {line}: its checks are unscored, so no item passed (exit 3)")
+        for line in summary["incomplete"]:
+            typer.echo(f"INCOMPLETE {line}")
         typer.echo(f"run {run_id}: {folder}/report.html, {folder}/junit.xml")
     raise typer.Exit(code)
 

@@ -23,6 +23,7 @@ from sqlalchemy import Engine
 
 from arena.evals.graders import build_grader
 from arena.evals.scores import Sample, Score
+from arena.evals.skipped import skipped_grader
 from arena.evals.sources import GivenImages, imported_output
 from arena.evals.store import RunStore, load_run, write_jsonl
 from arena.evals.suite import Case, ModelRun, Suite
@@ -50,6 +51,7 @@ class RunConfig:
     only_models: tuple[str, ...] = ()
     given: GivenImages = field(default_factory=GivenImages)  # from --images / --manifest
     media_dir: Path | None = None  # where imported outputs of external models are read
+    skipped: dict[str, str] = field(default_factory=dict)  # grader name -> why it does not run (--no-judge)
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
 
 
@@ -93,7 +95,12 @@ class SuiteRunner:
             for r in self.runs
         }
         self.graders = [
-            (spec, build_grader(spec.name, spec.options, judge=judge, workflow=suite.workflow))
+            (
+                spec,
+                skipped_grader(spec, suite.workflow, config.skipped[spec.name])
+                if spec.name in config.skipped
+                else build_grader(spec.name, spec.options, judge=judge, workflow=suite.workflow),
+            )
             for spec in suite.graders
         ]
         self.run_id = ""
@@ -189,7 +196,9 @@ class SuiteRunner:
         loaded = load_run(self.engine, self.run_id)
         assert loaded is not None
         items = [i for i in loaded[1] if i[0].run_label in {r.label for r in self.runs}]
-        summary = summarize(items, {g.name: g.min_pass_rate for g in self.suite.graders})
+        summary = summarize(
+            items, {g.name: g.min_pass_rate for g in self.suite.graders}, skipped=self.config.skipped
+        )
         code = exit_code(summary)
         store.finish(summary, code)
         write_jsonl(self.config.out_dir / "results.jsonl", loaded[1])
