@@ -11,6 +11,9 @@ import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
 
+EXIT_REGRESSED = 1
+EXIT_OUTAGE = 3
+
 app = typer.Typer(help="The eval harness: suites of cases graded automatically.", no_args_is_help=True)
 
 
@@ -176,9 +179,29 @@ def compare_command(
     run_b: Annotated[str, typer.Argument(help="Run id or run folder (the candidate).")],
     label_a: Annotated[str | None, typer.Option("--label-a", help="Model run (or sweep point) of A.")] = None,
     label_b: Annotated[str | None, typer.Option("--label-b", help="Model run (or sweep point) of B.")] = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression", help="Exit 1 when a metric regressed, 3 when an outage left items out."
+        ),
+    ] = False,
+    tolerance: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tolerance",
+            help="KEY=VALUE, repeatable: a metric key (ocr_cer=0.02) or a kind (gate=0.1, graded=0.5, info=0.01).",
+        ),
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option("--alpha", min=0.0001, max=0.5, help="Significance of the paired sign-flip test.")
+    ] = 0.05,
+    markdown_out: Annotated[
+        Path | None, typer.Option("--markdown", help="Write a markdown summary (a PR comment) to this file.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Per case and per metric changes from A to B, regressions first."""
+    """Per case and per metric changes from A to B, regressions first. With --fail-on-regression: exit 1 when a
+    metric regressed (arena.evals.regressions states the rule), 3 when only an outage was found, else 0."""
     from sqlalchemy.exc import OperationalError, ProgrammingError
 
     from arena.evals.compare import compare
@@ -195,13 +218,28 @@ def compare_command(
             if loaded is None:
                 fail(f"no eval run '{ref}' in the database")
             runs.append(loaded)
+    from arena.evals.regressions import check, markdown
+
+    tolerances: dict[str, float] = {}
+    for item in tolerance or []:
+        key, _, value = item.partition("=")
+        try:
+            tolerances[key.strip()] = float(value)
+        except ValueError:
+            fail(f"--tolerance {item}: expected KEY=NUMBER (a metric key or gate / graded / info)")
     try:
         result = compare(runs[0][1], runs[1][1], label_a, label_b)
     except ValueError as exc:
         fail(str(exc))
+    checked = check(runs[0][1], runs[1][1], [tuple(p) for p in result["pairs"]], tolerances, alpha)
+    code = 0
+    if fail_on_regression:
+        code = EXIT_REGRESSED if checked["regressed"] else EXIT_OUTAGE if checked["outages"] else 0
+    if markdown_out is not None:
+        markdown_out.write_text(markdown(result, checked, f"Eval comparison: {run_a} -> {run_b}"))
     if as_json:
-        print_json(result)
-        return
+        print_json({**result, "check": checked, "exit_code": code})
+        raise typer.Exit(code)
     typer.echo(
         f"{result['regressions']} regressions, {result['improvements']} improvements, {result['unchanged']} unchanged"
     )
@@ -213,6 +251,15 @@ def compare_command(
     for name, ids in (("only in A", result["only_in_a"]), ("only in B", result["only_in_b"])):
         if ids:
             typer.echo(f"{name}: {', '.join(ids)}")
+    for m in checked["regressed"]:
+        rule = f"{m['flips']} pass -> fail" if m["kind"] == "gate" else f"p = {m['p_value']:.3g}"
+        typer.echo(
+            f"METRIC REGRESSED {m['label_a']} -> {m['label_b']} {m['key']}: {m['mean_a']:.3g} -> {m['mean_b']:.3g} "
+            f"(n {m['n']}, tolerance {m['tolerance']:g}, {rule})"
+        )
+    for line in checked["outages"]:
+        typer.echo(f"OUTAGE {line}")
+    raise typer.Exit(code)
 
 
 @app.command("arena")
