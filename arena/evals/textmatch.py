@@ -158,14 +158,22 @@ def _distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def char_error_rate(required: list[str], recognized: list[str], norm: Normalization) -> float:
+def char_error_rate(
+    required: list[str], recognized: list[str], norm: Normalization, *, contains: bool = False
+) -> float:
     """Character error rate of the required text: for each required line, the edit distance to the closest
-    recognized line or run of up to 4 consecutive lines joined by spaces (after `norm`), capped at the line's
-    length (nothing read); summed over lines and divided by the required characters. 0 is exact."""
+    recognized line or run of up to 4 consecutive lines joined by spaces (after `norm`; with `contains`, also any
+    run of whole words inside those), capped at the line's length (nothing read); summed over lines and divided by
+    the required characters. 0 is exact."""
     seen = [norm.apply(line) for line in recognized if norm.apply(line)]
     candidates = {
         " ".join(seen[i:j]) for i in range(len(seen)) for j in range(i + 1, min(len(seen), i + 4) + 1)
     }
+    if contains:
+        words = [c.split(" ") for c in candidates]
+        candidates |= {
+            " ".join(w[a:b]) for w in words for a in range(len(w)) for b in range(a + 1, len(w) + 1)
+        }
     errors = total = 0
     for line in required:
         want = norm.apply(line)

@@ -78,3 +78,7 @@ def test_character_error_rate_counts_edits_against_the_closest_reading():
     assert char_error_rate(["ABCD"], ["abcd"], norm) == 1.0  # four substitutions when casing counts
     assert char_error_rate(["ABCD", "XY"], [], norm) == 1.0  # nothing read: every character is an error
     assert char_error_rate(["GRAND OPENING"], ["GRAND", "OPENING"], norm) == 0.0
+    assert char_error_rate(["SALE"], ["BIG SALE TODAY"], norm) == 1.0  # exact: the whole line, capped
+    assert (
+        char_error_rate(["SALE"], ["BIG SALE TODAY"], norm, contains=True) == 0.0
+    )  # contains: the words inside

@@ -112,7 +112,7 @@ def ocr_exact_text(
         rule_norm = rule.normalization(norm)
         lines = read_lines(sample.output, min_confidence)
         found = match_lines(required, lines, rule_norm, contains=rule.mode == "contains")
-        cer = char_error_rate(required, lines, rule_norm)
+        cer = char_error_rate(required, lines, rule_norm, contains=rule.mode == "contains")
         details = {
             "required": required,
             "read": lines,
