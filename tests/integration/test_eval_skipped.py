@@ -67,3 +67,25 @@ def test_no_judge_marks_the_judge_skipped_everywhere(monkeypatch, tmp_path, data
     assert junit.find(".//testcase[@name='checkout#0']/skipped") is not None
     assert junit.find(".//testcase[@name='rubric']/skipped") is not None and not junit.findall(".//failure")
     assert "Not a pass: graders skipped." in (out / "report.html").read_text()
+
+
+def test_with_the_judge_the_same_suite_passes_and_keeps_its_text_score_beside(
+    monkeypatch, tmp_path, database_url, fake_chat
+):
+    from tests.integration.test_eval_run import judge_answers
+
+    monkeypatch.setenv("ARENA_DATABASE_URL", database_url)
+    monkeypatch.setenv("ARENA_MODELS_FILE", str(ROOT / "models.toml"))
+    monkeypatch.setenv("ARENA_JUDGE_BASE_URL", fake_chat.base_url)
+    monkeypatch.setenv("ARENA_JUDGE_MODEL", "fake-judge")
+    monkeypatch.setenv("ARENA_JUDGE_API_KEY_ENV", "")
+    fake_chat.responder = judge_answers
+    (tmp_path / "suite.toml").write_text(SUITE)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["eval", "run", str(tmp_path / "suite.toml"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    row = json.loads((out / "results.jsonl").read_text())
+    assert row["verdict"] == "pass"
+    text = next(s for s in row["scores"] if s["key"] == "rubric:text_rendering")
+    assert text["kind"] == "info" and text["value"] == 5.0  # measured, not a verdict input
+    assert "judge text 5/5" in (out / "report.html").read_text()
