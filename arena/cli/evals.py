@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,9 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
+
+EXIT_REGRESSED = 1
+EXIT_OUTAGE = 3
 
 app = typer.Typer(help="The eval harness: suites of cases graded automatically.", no_args_is_help=True)
 
@@ -41,10 +43,21 @@ def run_command(
     no_judge: Annotated[
         bool, typer.Option("--no-judge", help="Leave out rubric (LLM judge) graders: offline graders only.")
     ] = False,
+    images: Annotated[
+        Path | None,
+        typer.Option("--images", help="Folder of images to grade: <case>.png or <model run>/<case>.png."),
+    ] = None,
+    manifest: Annotated[
+        Path | None,
+        typer.Option(
+            "--manifest", help='JSON lines {"case", "image", "model"?, "sample"?} of images to grade.'
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
-    Exit code 1 when a gate's pass rate is below its min_pass_rate, 2 for bad input."""
+    Exit code 1 when a gate's pass rate is below its min_pass_rate, 2 for bad input, 3 when a grader was
+    skipped (--no-judge) or unscored checks leave a pass rate below its minimum."""
     from arena.db import upgrade_database
     from arena.evals.report import render_html, write_junit
     from arena.evals.runner import RunConfig, SuiteRunner
@@ -72,16 +85,30 @@ def run_command(
         for problem in exc.problems:
             typer.echo(problem, err=True)
         fail(f"invalid suite ({len(exc.problems)} problems); nothing was run")
-    if no_judge:
-        loaded = dataclasses.replace(loaded, graders=tuple(g for g in loaded.graders if g.name != "rubric"))
+    # --no-judge does not drop the judge's checks: they are recorded as skipped, so no item reads as passed.
+    has_judge = any(g.name == "rubric" for g in loaded.graders)
+    skipped = {"rubric": "--no-judge: the LLM judge did not run"} if no_judge and has_judge else {}
     wanted = tuple(m.strip() for m in models.split(",") if m.strip())
     known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
     if unknown := [m for m in wanted if m not in known]:
         fail(f"--models: {', '.join(unknown)} not in the suite (runs: {', '.join(sorted(known))})")
+    from arena.evals.sources import GivenImages, SourceError, read_folder, read_manifest
+
+    given = GivenImages()
+    try:
+        case_ids = {c.id for c in loaded.cases}
+        if images is not None:
+            read_folder(images, case_ids, known, given)
+        if manifest is not None:  # added last: a manifest line wins over a folder file
+            read_manifest(manifest, case_ids, known, given)
+    except SourceError as exc:
+        for problem in exc.problems[:-1]:
+            typer.echo(problem, err=True)
+        fail(f"{exc.problems[-1]} (nothing was run)")
     with engine_for(settings) as engine:
         upgrade_database(engine)
         judge = None
-        if any(g.name == "rubric" for g in loaded.graders):
+        if any(g.name == "rubric" and g.name not in skipped for g in loaded.graders):
             judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
             try:
                 judge.config.api_key()
@@ -92,7 +119,19 @@ def run_command(
         folder = out or Path("var") / "evals" / new_run_id(loaded)
         try:
             runner = SuiteRunner(
-                loaded, engine, registry, RunConfig(folder, concurrency, resume, wanted), judge
+                loaded,
+                engine,
+                registry,
+                RunConfig(
+                    folder,
+                    concurrency,
+                    resume,
+                    wanted,
+                    given=given,
+                    media_dir=settings.media_dir,
+                    skipped=skipped,
+                ),
+                judge,
             )
         except ValueError as exc:
             fail(str(exc))
@@ -126,6 +165,10 @@ def run_command(
                 typer.echo(
                     f"  {key}: {g['passed']}/{g['total']} ({g['rate']:.0%}, minimum {g['min_pass_rate']:.0%}) {mark}"
                 )
+        for line in summary["skipped_graders"]:
+            typer.echo(f"SKIPPED {line}: its checks are unscored, so no item passed (exit 3)")
+        for line in summary["incomplete"]:
+            typer.echo(f"INCOMPLETE {line}")
         typer.echo(f"run {run_id}: {folder}/report.html, {folder}/junit.xml")
     raise typer.Exit(code)
 
@@ -136,9 +179,29 @@ def compare_command(
     run_b: Annotated[str, typer.Argument(help="Run id or run folder (the candidate).")],
     label_a: Annotated[str | None, typer.Option("--label-a", help="Model run (or sweep point) of A.")] = None,
     label_b: Annotated[str | None, typer.Option("--label-b", help="Model run (or sweep point) of B.")] = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression", help="Exit 1 when a metric regressed, 3 when an outage left items out."
+        ),
+    ] = False,
+    tolerance: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tolerance",
+            help="KEY=VALUE, repeatable: a metric key (ocr_cer=0.02) or a kind (gate=0.1, graded=0.5, info=0.01).",
+        ),
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option("--alpha", min=0.0001, max=0.5, help="Significance of the paired sign-flip test.")
+    ] = 0.05,
+    markdown_out: Annotated[
+        Path | None, typer.Option("--markdown", help="Write a markdown summary (a PR comment) to this file.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Per case and per metric changes from A to B, regressions first."""
+    """Per case and per metric changes from A to B, regressions first. With --fail-on-regression: exit 1 when a
+    metric regressed (arena.evals.regressions states the rule), 3 when only an outage was found, else 0."""
     from sqlalchemy.exc import OperationalError, ProgrammingError
 
     from arena.evals.compare import compare
@@ -155,13 +218,28 @@ def compare_command(
             if loaded is None:
                 fail(f"no eval run '{ref}' in the database")
             runs.append(loaded)
+    from arena.evals.regressions import check, markdown
+
+    tolerances: dict[str, float] = {}
+    for item in tolerance or []:
+        key, _, value = item.partition("=")
+        try:
+            tolerances[key.strip()] = float(value)
+        except ValueError:
+            fail(f"--tolerance {item}: expected KEY=NUMBER (a metric key or gate / graded / info)")
     try:
         result = compare(runs[0][1], runs[1][1], label_a, label_b)
     except ValueError as exc:
         fail(str(exc))
+    checked = check(runs[0][1], runs[1][1], [tuple(p) for p in result["pairs"]], tolerances, alpha)
+    code = 0
+    if fail_on_regression:
+        code = EXIT_REGRESSED if checked["regressed"] else EXIT_OUTAGE if checked["outages"] else 0
+    if markdown_out is not None:
+        markdown_out.write_text(markdown(result, checked, f"Eval comparison: {run_a} -> {run_b}"))
     if as_json:
-        print_json(result)
-        return
+        print_json({**result, "check": checked, "exit_code": code})
+        raise typer.Exit(code)
     typer.echo(
         f"{result['regressions']} regressions, {result['improvements']} improvements, {result['unchanged']} unchanged"
     )
@@ -173,6 +251,15 @@ def compare_command(
     for name, ids in (("only in A", result["only_in_a"]), ("only in B", result["only_in_b"])):
         if ids:
             typer.echo(f"{name}: {', '.join(ids)}")
+    for m in checked["regressed"]:
+        rule = f"{m['flips']} pass -> fail" if m["kind"] == "gate" else f"p = {m['p_value']:.3g}"
+        typer.echo(
+            f"METRIC REGRESSED {m['label_a']} -> {m['label_b']} {m['key']}: {m['mean_a']:.3g} -> {m['mean_b']:.3g} "
+            f"(n {m['n']}, tolerance {m['tolerance']:g}, {rule})"
+        )
+    for line in checked["outages"]:
+        typer.echo(f"OUTAGE {line}")
+    raise typer.Exit(code)
 
 
 @app.command("arena")

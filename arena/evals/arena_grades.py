@@ -87,7 +87,7 @@ def grade_arena(
     """Grade the pending outputs (the served image voters saw); returns how many were graded. Re-runnable."""
     if grader not in GRADERS:
         raise ValueError(f"unknown arena grader '{grader}' (available: {', '.join(GRADERS)})")
-    check = ocr_exact_text()
+    check = ocr_exact_text(match="contains")  # the arena board's rule: quoted text inside a line, any casing
     store = MediaStore(media_dir)
     todo = pending(engine, grader, model)[: limit or None]
     done = 0

@@ -1,5 +1,6 @@
 """Compare two runs (or two model runs / sweep points of one run): per case and per metric, what changed,
-regressions first. Items are matched on (case, sample) within matched model-run labels."""
+regressions first, measured scores (`ocr_cer`, ...) included. Items are matched on (case, sample) within matched
+model-run labels. The pass / fail rule over all items is in arena.evals.regressions."""
 
 from __future__ import annotations
 
@@ -85,8 +86,6 @@ def compare(
             by_a = {s.key: s for s in sa}
             by_b = {s.key: s for s in sb}
             for key in sorted(set(by_a) | set(by_b)):
-                if all(s.kind == "info" for s in (by_a.get(key), by_b.get(key)) if s is not None):
-                    continue  # measurements behind a gate, not verdict inputs: the gate's change is what counts
                 shown_a, num_a = _reading(by_a.get(key))
                 shown_b, num_b = _reading(by_b.get(key))
                 if shown_a == shown_b or (
@@ -99,6 +98,9 @@ def compare(
                     if num_a is not None and num_b is not None
                     else (-1.0 if num_b is None else 1.0)
                 )
+                shown = by_a.get(key) or by_b.get(key)
+                if shown is not None and (shown.details or {}).get("lower_is_better"):
+                    delta = -delta  # e.g. ocr_cer: a higher error rate is the regression
                 changes.append(Change(case_id, sample, la, lb, key, shown_a, shown_b, delta))
     changes.sort(
         key=lambda c: (c.delta >= 0, c.key != "verdict", c.delta if c.delta < 0 else -c.delta, c.case_id)

@@ -92,7 +92,7 @@ def write_junit(run: EvalRun, items: list[tuple[EvalResult, list[EvalScore]]], p
         by_label.setdefault(item[0].run_label, []).append(item)
     for label, group in by_label.items():
         suite = ET.SubElement(root, "testsuite", name=f"{run.suite_name} / {label}", tests=str(len(group)))
-        failures = 0
+        failures = skips = 0
         for result, scores in group:
             case = ET.SubElement(
                 suite,
@@ -111,6 +111,7 @@ def write_junit(run: EvalRun, items: list[tuple[EvalResult, list[EvalScore]]], p
                 )
                 node.text = "\n".join(lines)
             elif result.verdict != "pass":
+                skips += 1
                 ET.SubElement(
                     case,
                     "skipped",
@@ -119,6 +120,19 @@ def write_junit(run: EvalRun, items: list[tuple[EvalResult, list[EvalScore]]], p
                 )
             ET.SubElement(case, "system-out").text = "\n".join(lines)
         suite.set("failures", str(failures))
+        suite.set("skipped", str(skips))
+    skipped = (run.summary or {}).get("skipped_graders", [])
+    if skipped:  # a grader that did not run is a skipped test, never a silent pass
+        graders = ET.SubElement(
+            root,
+            "testsuite",
+            name=f"{run.suite_name} / skipped graders",
+            tests=str(len(skipped)),
+            skipped=str(len(skipped)),
+        )
+        for line in skipped:
+            case = ET.SubElement(graders, "testcase", classname="graders", name=line.split(":")[0])
+            ET.SubElement(case, "skipped", message=line)
     breaches = (run.summary or {}).get("breaches", [])
     gates = ET.SubElement(
         root,

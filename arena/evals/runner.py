@@ -23,6 +23,8 @@ from sqlalchemy import Engine
 
 from arena.evals.graders import build_grader
 from arena.evals.scores import Sample, Score
+from arena.evals.skipped import skipped_grader
+from arena.evals.sources import GivenImages, imported_output
 from arena.evals.store import RunStore, load_run, write_jsonl
 from arena.evals.suite import Case, ModelRun, Suite
 from arena.evals.summary import exit_code, summarize
@@ -47,6 +49,9 @@ class RunConfig:
     concurrency: int = 4
     resume: bool = False
     only_models: tuple[str, ...] = ()
+    given: GivenImages = field(default_factory=GivenImages)  # from --images / --manifest
+    media_dir: Path | None = None  # where imported outputs of external models are read
+    skipped: dict[str, str] = field(default_factory=dict)  # grader name -> why it does not run (--no-judge)
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
 
 
@@ -90,7 +95,12 @@ class SuiteRunner:
             for r in self.runs
         }
         self.graders = [
-            (spec, build_grader(spec.name, spec.options, judge=judge, workflow=suite.workflow))
+            (
+                spec,
+                skipped_grader(spec, suite.workflow, config.skipped[spec.name])
+                if spec.name in config.skipped
+                else build_grader(spec.name, spec.options, judge=judge, workflow=suite.workflow),
+            )
             for spec in suite.graders
         ]
         self.run_id = ""
@@ -186,7 +196,9 @@ class SuiteRunner:
         loaded = load_run(self.engine, self.run_id)
         assert loaded is not None
         items = [i for i in loaded[1] if i[0].run_label in {r.label for r in self.runs}]
-        summary = summarize(items, {g.name: g.min_pass_rate for g in self.suite.graders})
+        summary = summarize(
+            items, {g.name: g.min_pass_rate for g in self.suite.graders}, skipped=self.config.skipped
+        )
         code = exit_code(summary)
         store.finish(summary, code)
         write_jsonl(self.config.out_dir / "results.jsonl", loaded[1])
@@ -211,7 +223,21 @@ class SuiteRunner:
             output = path.read_bytes() if path and path.is_file() else None
             error, result_id = row.error, row.id
         else:
-            output, error = await self._generate(provider, case, run, sample, references, mask)
+            given = self._given(run, case, sample)
+            if given is not None:
+                output, error = given[0], ""
+                self.config.progress(f"{case.id} x {run.label}#{sample}: grading {given[1]}")
+            elif self.registry[run.model].adapter == "external":
+                output, error = (
+                    None,
+                    (
+                        f"no image for case '{case.id}' sample {sample} of external model '{run.model}': "
+                        "import one with `arena outputs import` for the case's prompt, name it in the case "
+                        "(`images`), or pass --images / --manifest"
+                    ),
+                )
+            else:
+                output, error = await self._generate(provider, case, run, sample, references, mask)
             rel = ""
             if output is not None:
                 rel = f"artifacts/{_safe(case.id)}__{_safe(run.label)}__{sample}.png"
@@ -257,6 +283,21 @@ class SuiteRunner:
         self.config.progress(
             f"[{self._done}/{self._total}] {case.id} x {run.label}#{sample}: {outcome} (failed: {failed})"
         )
+
+    def _given(self, run: ModelRun, case: Case, sample: int) -> tuple[bytes, str] | None:
+        """An image made elsewhere for this item (see arena.evals.sources for the precedence)."""
+        found = self.config.given.find(run.label, run.model, case.id, sample)
+        if found is not None:
+            return found[0].read_bytes(), found[1]
+        for key in (run.label, run.model, ""):
+            paths = case.images.get(key, ())
+            if sample < len(paths):
+                return paths[sample].read_bytes(), f"case image {paths[sample].name}"
+        if self.registry[run.model].adapter == "external":
+            return imported_output(
+                self.engine, self.config.media_dir, run.model, case.prompt, case.prompt_id, sample
+            )
+        return None
 
     async def _generate(
         self,

@@ -37,6 +37,10 @@ CASE_KEYS = {
     "edit_region",
     "tags",
     "expected",
+    "images",
+    "prompt_id",
+    "text_match",
+    "extra_text",
 }
 MODEL_KEYS = {"model", "label", "params", "sweep"}
 SUITE_KEYS = {"name", "workflow", "description", "samples", "seed"}
@@ -65,6 +69,10 @@ class Case:
     edit_region: tuple[float, float, float, float] | None = None
     tags: tuple[str, ...] = ()
     expected: str = ""
+    images: dict[str, tuple[Path, ...]] = field(default_factory=dict)  # run label or slug ("" any) -> samples
+    prompt_id: str = ""  # the arena prompt whose imported outputs an external model is graded on
+    text_match: str = ""  # exact | case_insensitive | contains; "" = the grader's or the workflow's rule
+    extra_text: bool | None = None  # None = the grader's or the workflow's rule
 
     @property
     def modality(self) -> str:
@@ -165,6 +173,10 @@ class _Checker:
         cases = self.cases(data.get("cases"))
         runs = self.runs(data.get("models"), known, {c.modality for c in cases})
         graders = self.graders(data.get("graders"))
+        names = {r.label for r in runs} | {r.model for r in runs}
+        for i, case in enumerate(cases):
+            for run in set(case.images) - names - {""}:
+                self.bad(("cases", i, "images", run), f"images: no model run '{run}' in the suite")
         if self.problems:
             return None
         return Suite(
@@ -244,6 +256,18 @@ class _Checker:
                 (*at, "edit_region"), "edit_region must be [x0, y0, x1, y1] fractions with x0 < x1, y0 < y1"
             )
             region = None
+        images = self.case_images((*at, "images"), item.get("images"))
+        prompt_id = item.get("prompt_id", "")
+        if not isinstance(prompt_id, str):
+            self.bad((*at, "prompt_id"), "prompt_id must be the id of an arena prompt")
+        from arena.evals.textmatch import MODES
+
+        text_match = item.get("text_match", "")
+        if text_match and text_match not in MODES:
+            self.bad((*at, "text_match"), f"text_match must be one of {', '.join(MODES)}")
+        extra_text = item.get("extra_text")
+        if extra_text is not None and not isinstance(extra_text, bool):
+            self.bad((*at, "extra_text"), "extra_text must be true or false")
         if len(self.problems) > before:
             return None
         return Case(
@@ -258,7 +282,22 @@ class _Checker:
             tuple(region) if region else None,
             tuple(tags),
             item.get("expected", ""),
+            images,
+            prompt_id,
+            text_match,
+            extra_text,
         )
+
+    def case_images(self, at: tuple[object, ...], value: Any) -> dict[str, tuple[Path, ...]]:
+        """`images = ["a.png"]` (sample 0, 1, ... of every model run) or `images = { label = ["a.png"] }`."""
+        if value is None:
+            return {}
+        if isinstance(value, dict):
+            out = {}
+            for run, paths in value.items():
+                out[str(run)] = tuple(self.images((*at, run), paths))
+            return out
+        return {"": tuple(self.images(at, value))}
 
     def images(self, at: tuple[object, ...], values: Any) -> list[Path]:
         if not _str_list(values):

@@ -1,5 +1,10 @@
 """A run's summary per model run (and sweep point): verdict counts, each gate's pass rate against the suite's
-`min_pass_rate`, each graded metric's mean; and the exit code a CI job reads (1 when any rate is below)."""
+`min_pass_rate`, each graded metric's mean; and the exit code a CI job reads.
+
+A check that could not be scored (a skipped grader, an unscored judge answer) is not passed: it counts in a
+gate's total but not in its passes. A pass rate below its minimum is a breach (exit 1) when it would stay below
+even if every unscored check had passed; otherwise the run is incomplete (exit 3), as it is whenever a grader
+was skipped: an offline run never reads as a pass."""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ from arena.db.eval_tables import EvalResult, EvalScore
 
 EXIT_OK = 0
 EXIT_BELOW_THRESHOLD = 1
+EXIT_BAD_INPUT = 2
+EXIT_INCOMPLETE = 3
 
 
 def grader_of(key: str) -> str:
@@ -16,8 +23,12 @@ def grader_of(key: str) -> str:
     return "rubric" if key.startswith("rubric:") else key
 
 
-def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[str, float]) -> dict[str, Any]:
-    """The summary dict stored on the run and printed by the CLI."""
+def summarize(
+    items: list[tuple[EvalResult, list[EvalScore]]],
+    min_rates: dict[str, float],
+    skipped: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The summary dict stored on the run and printed by the CLI; `skipped` names graders that did not run."""
     runs: dict[str, dict[str, Any]] = {}
     for result, scores in items:
         run = runs.setdefault(
@@ -29,6 +40,7 @@ def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[s
                 "verdicts": {"pass": 0, "fail": 0, "unscored": 0},
                 "gates": {},
                 "metrics": {},
+                "measures": {},
             },
         )
         run["items"] += 1
@@ -37,9 +49,14 @@ def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[s
         )
         for score in scores:
             if score.kind in ("gate", "graded"):  # a graded metric "passes" when it meets its threshold
-                gate = run["gates"].setdefault(score.key, {"passed": 0, "total": 0})
+                gate = run["gates"].setdefault(score.key, {"passed": 0, "total": 0, "unscored": 0})
                 gate["total"] += 1
                 gate["passed"] += int(score.passed is True)
+                gate["unscored"] += int(score.passed is None)
+            if score.kind == "info" and score.value is not None:  # e.g. ocr_cer, the judge's text score
+                measure = run["measures"].setdefault(score.key, {"sum": 0.0, "n": 0})
+                measure["sum"] += score.value
+                measure["n"] += 1
             if score.kind == "graded":
                 metric = run["metrics"].setdefault(score.key, {"sum": 0.0, "n": 0, "unscored": 0})
                 if score.value is None:
@@ -47,7 +64,7 @@ def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[s
                 else:
                     metric["sum"] += score.value
                     metric["n"] += 1
-    breaches = []
+    breaches, incomplete = [], []
     for label, run in runs.items():
         run["pass_rate"] = run["verdicts"]["pass"] / run["items"] if run["items"] else 0.0
         for key, gate in run["gates"].items():
@@ -55,13 +72,24 @@ def summarize(items: list[tuple[EvalResult, list[EvalScore]]], min_rates: dict[s
             gate["min_pass_rate"] = min_rates.get(grader_of(key), 1.0)
             gate["ok"] = gate["rate"] >= gate["min_pass_rate"] - 1e-12
             if not gate["ok"]:
-                breaches.append(f"{label}: {key} pass rate {gate['rate']:.2f} < {gate['min_pass_rate']:.2f}")
-        for metric in run["metrics"].values():
+                at_best = (gate["passed"] + gate["unscored"]) / gate["total"]
+                line = f"{label}: {key} pass rate {gate['rate']:.2f} < {gate['min_pass_rate']:.2f}"
+                if at_best < gate["min_pass_rate"] - 1e-12:
+                    breaches.append(line)
+                else:
+                    incomplete.append(f"{line} ({gate['unscored']} of {gate['total']} not scored)")
+        for metric in [*run["metrics"].values(), *run["measures"].values()]:
             metric["mean"] = metric["sum"] / metric["n"] if metric["n"] else None
             del metric["sum"]
-    return {"runs": runs, "breaches": breaches}
+    skipped_list = [f"{name}: {why}" for name, why in sorted((skipped or {}).items())]
+    return {"runs": runs, "breaches": breaches, "incomplete": incomplete, "skipped_graders": skipped_list}
 
 
 def exit_code(summary: dict[str, Any]) -> int:
-    """1 when any gate (or graded metric threshold) pass rate is below its minimum, else 0."""
-    return EXIT_BELOW_THRESHOLD if summary["breaches"] else EXIT_OK
+    """1 when a pass rate is below its minimum on what was scored; else 3 when a grader was skipped or unscored
+    checks leave a rate below its minimum; else 0."""
+    if summary["breaches"]:
+        return EXIT_BELOW_THRESHOLD
+    if summary.get("incomplete") or summary.get("skipped_graders"):
+        return EXIT_INCOMPLETE
+    return EXIT_OK

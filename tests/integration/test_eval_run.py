@@ -150,7 +150,7 @@ def test_schema_breaking_judge_answers_leave_metrics_unscored_with_the_reason(en
     judged = [s for r in rows for s in r["scores"] if s["key"].startswith("rubric:")]
     assert judged and all(s["value"] is None and "not JSON" in s["reason"] for s in judged)
     assert len(fake_chat.calls) == 2 * METRICS * 3  # first try + 2 retries per metric
-    assert result.exit_code == 1, result.output  # an unscored graded metric does not count as passed
+    assert result.exit_code == 3, result.output  # unscored checks are not passed: an outage, not a breach
 
 
 def test_bad_input_is_one_line_and_exit_2(env):

@@ -67,10 +67,16 @@ def test_items_only_in_one_run_are_listed():
     assert out["only_in_a"] == ["c1#0"] and out["only_in_b"] == ["c2#0"] and out["changes"] == []
 
 
-def test_informative_measurements_are_not_counted_as_regressions():
+def test_measurements_are_compared_in_their_own_direction():
+    # Measured scores are listed too (issue 27: typo rate 0.0 vs 0.3 read "0 regressions"); lower_is_better flips.
     a_result, a_scores = item("m", "c1", "pass", ocr=True)
     b_result, b_scores = item("m", "c1", "pass", ocr=True)
     a_scores.append(EvalScore(result_id=0, key="outside_ssim_low", grader="p", kind="info", value=0.99))
     b_scores.append(EvalScore(result_id=0, key="outside_ssim_low", grader="p", kind="info", value=0.95))
+    cer = {"lower_is_better": True}
+    a_scores.append(EvalScore(result_id=0, key="ocr_cer", grader="ocr", kind="info", value=0.0, details=cer))
+    b_scores.append(EvalScore(result_id=0, key="ocr_cer", grader="ocr", kind="info", value=0.3, details=cer))
     out = compare([(a_result, a_scores)], [(b_result, b_scores)])
-    assert out["changes"] == [] and out["regressions"] == 0
+    deltas = {c["key"]: c["delta"] for c in out["changes"]}
+    assert out["regressions"] == 2
+    assert deltas["ocr_cer"] == pytest.approx(-0.3) and deltas["outside_ssim_low"] == pytest.approx(-0.04)

@@ -137,10 +137,12 @@ def test_preservation_fails_a_missing_output():
 def test_grader_options_are_checked_by_name_and_type():
     assert check_options("preservation", {"tile": 16}) is None
     assert check_options("preservation", {"tiles": 16})[0] == "tiles"
-    assert check_options("ocr_exact_text", {"case_sensitive": 1}) == (
-        "case_sensitive",
-        "option 'case_sensitive' must be true or false",
+    assert check_options("ocr_exact_text", {"extra_text": 1}) == (
+        "extra_text",
+        "option 'extra_text' must be true or false",
     )
+    assert check_options("ocr_exact_text", {"match": "fuzzy"})[0] == "match"
+    assert check_options("ocr_exact_text", {"workflow": "logo_editing"})[0] == "workflow"
     assert check_options("rubric", {"rubric": "nope"})[0] == "rubric"
     assert check_options("rubric", {"rubric": "logo_editing", "metrics": ["edit_intent_correctness"]}) is None
 
@@ -181,8 +183,28 @@ def test_ocr_passes_exact_text_and_reports_a_typo_as_missing_plus_extra():
 
 
 def test_ocr_takes_required_text_from_the_prompt_quotes_and_fails_missing_output():
-    grader = ocr_exact_text(allow_extra_lines=False)
+    grader = ocr_exact_text(extra_text=False)
     prompt = 'A flyer with the headline "HAPPY HOUR" only.'
     scores = grader(Sample(case(prompt=prompt), sign(["HAPPY HOUR", "BONUS LINE"]), (), None))
     assert scores[0].passed is False and "extra_text" in scores[0].failure_tags
     assert grader(Sample(case(prompt=prompt), None, (), None, "timeout"))[0].passed is False
+
+
+def test_the_flyer_rule_fails_wrong_casing_a_substring_and_extra_text_and_reports_cer():
+    flyer = ocr_exact_text(workflow="marketing_flyer")
+    wanted = case(required_text=("WINTER LATTE WEEK",))
+    exact = flyer(Sample(wanted, sign(["WINTER LATTE WEEK"]), (), None))
+    assert exact[0].passed is True, exact[0].reason
+    assert exact[2].key == "ocr_cer" and exact[2].value == 0.0
+    casing = flyer(Sample(wanted, sign(["Winter Latte Week"]), (), None))
+    assert casing[0].passed is False and casing[0].details["match"] == "exact"
+    assert casing[2].value > 0.5  # 12 of 17 letters change case
+    extra = flyer(Sample(wanted, sign(["WINTER LATTE WEEK", "FREE WIFI"]), (), None))
+    assert extra[0].passed is False and "extra_text" in extra[0].failure_tags
+    inside = flyer(Sample(case(required_text=("SALE",)), sign(["BIG SALE TODAY"]), (), None))
+    assert inside[0].passed is False
+    # A case can relax the rule: casing folded, a substring accepted, extra text allowed.
+    relaxed = case(required_text=("WINTER LATTE WEEK",), text_match="case_insensitive")
+    assert flyer(Sample(relaxed, sign(["Winter Latte Week"]), (), None))[0].passed is True
+    contains = case(required_text=("SALE",), text_match="contains", extra_text=True)
+    assert flyer(Sample(contains, sign(["BIG SALE TODAY"]), (), None))[0].passed is True

@@ -1,6 +1,13 @@
 """Exact-text matching for the OCR gate: normalization options, quoted-string extraction, missing / extra."""
 
-from arena.evals.textmatch import Normalization, match_lines, quoted_lines
+from arena.evals.textmatch import (
+    MatchRule,
+    Normalization,
+    char_error_rate,
+    default_rule,
+    match_lines,
+    quoted_lines,
+)
 
 
 def test_quoted_strings_of_a_prompt_are_the_required_lines():
@@ -38,9 +45,40 @@ def test_missing_and_extra_lines_are_reported():
 def test_a_line_split_by_ocr_or_inside_a_longer_line_is_found_but_not_inside_a_word():
     norm = Normalization()
     assert match_lines(["ALL ESPRESSO DRINKS $2"], ["ALL ESPRESSO", "DRINKS $2"], norm).ok
-    assert match_lines(["SALE"], ["BIG SALE TODAY"], norm).ok
-    assert not match_lines(["SALE"], ["WHOLESALE"], norm).ok
+    assert match_lines(["SALE"], ["BIG SALE TODAY"], norm, contains=True).ok
+    assert not match_lines(["SALE"], ["WHOLESALE"], norm, contains=True).ok
 
 
 def test_a_dropped_word_is_missing():
     assert match_lines(["OPEN DAILY 7 AM"], ["OPEN 7 AM"], Normalization()).missing == ("OPEN DAILY 7 AM",)
+
+
+def test_exact_means_the_whole_line_with_its_casing():
+    exact = MatchRule("exact").normalization(Normalization())
+    assert not match_lines(["SALE"], ["BIG SALE TODAY"], exact).ok  # a substring is not the line
+    assert not match_lines(["WINTER LATTE WEEK"], ["Winter Latte Week"], exact).ok
+    assert not match_lines(["Pay $84.00"], ["Pay $84.00!"], exact).ok
+    assert match_lines(["WINTER LATTE WEEK"], ["WINTER LATTE", "WEEK"], exact).ok  # split by OCR, joined
+    folded = MatchRule("case_insensitive").normalization(Normalization())
+    assert match_lines(["WINTER LATTE WEEK"], ["Winter Latte Week"], folded).ok
+    assert not match_lines(["SALE"], ["BIG SALE TODAY"], folded).ok
+
+
+def test_each_workflow_gets_the_seed_rule():
+    assert default_rule("marketing_flyer") == MatchRule("exact", extra_text=False)
+    assert default_rule("logo_editing") == MatchRule("exact", extra_text=False)
+    assert default_rule("ui_mockup") == MatchRule("exact", extra_text=True)
+    assert default_rule("generic") == MatchRule("exact", extra_text=True)
+
+
+def test_character_error_rate_counts_edits_against_the_closest_reading():
+    norm = Normalization(case_sensitive=True)
+    assert char_error_rate(["GRAND OPENING"], ["GRAND OPENING"], norm) == 0.0
+    assert char_error_rate(["GRAND OPENING"], ["GRAND OPENNG"], norm) == 1 / 13  # one deletion
+    assert char_error_rate(["ABCD"], ["abcd"], norm) == 1.0  # four substitutions when casing counts
+    assert char_error_rate(["ABCD", "XY"], [], norm) == 1.0  # nothing read: every character is an error
+    assert char_error_rate(["GRAND OPENING"], ["GRAND", "OPENING"], norm) == 0.0
+    assert char_error_rate(["SALE"], ["BIG SALE TODAY"], norm) == 1.0  # exact: the whole line, capped
+    assert (
+        char_error_rate(["SALE"], ["BIG SALE TODAY"], norm, contains=True) == 0.0
+    )  # contains: the words inside

@@ -26,7 +26,14 @@ def check_options(name: str, options: dict[str, Any]) -> tuple[str, str] | None:
         from arena.evals.graders.rubric import check_rubric_options
 
         return check_rubric_options(options)
-    params = inspect.signature(FACTORIES[name]).parameters
+    params = {k: v for k, v in inspect.signature(FACTORIES[name]).parameters.items() if k != "workflow"}
+    if name == "ocr_exact_text":
+        from arena.evals.textmatch import MODES
+
+        if options.get("match", "exact") not in MODES:
+            return "match", f"option 'match' must be one of {', '.join(MODES)}"
+        if not isinstance(options.get("extra_text", True), bool):
+            return "extra_text", "option 'extra_text' must be true or false"
     for key, value in options.items():
         if key not in params:
             return key, f"grader '{name}' has no option '{key}' (options: {', '.join(params)})"
@@ -45,4 +52,6 @@ def build_grader(name: str, options: dict[str, Any], **context: Any) -> Any:
         from arena.evals.graders.rubric import rubric
 
         return rubric(judge=context["judge"], workflow=context["workflow"], **options)
+    if name == "ocr_exact_text":  # the workflow sets the default match rule
+        return ocr_exact_text(**options, workflow=context.get("workflow") or "generic")
     return FACTORIES[name](**options)

@@ -13,7 +13,14 @@ import numpy as np
 from PIL import Image
 
 from arena.evals.scores import Grader, Sample, Score
-from arena.evals.textmatch import Normalization, match_lines, quoted_lines
+from arena.evals.textmatch import (
+    MatchRule,
+    Normalization,
+    char_error_rate,
+    default_rule,
+    match_lines,
+    quoted_lines,
+)
 
 MODEL_FILES = {
     "Det.model_path": "PP-OCRv6_det_small.onnx",
@@ -69,18 +76,29 @@ def required_text(case: Any) -> list[str]:
     return list(case.required_text) if case.required_text else quoted_lines(case.prompt)
 
 
+def case_rule(case: Any, base: MatchRule) -> MatchRule:
+    """The case's own `text_match` / `extra_text` over `base` (the grader's or the workflow's rule)."""
+    mode = getattr(case, "text_match", "") or base.mode
+    extra = getattr(case, "extra_text", None)
+    return MatchRule(mode, base.extra_text if extra is None else extra)
+
+
 def ocr_exact_text(
     *,
-    case_sensitive: bool = False,
+    match: str = "",
+    extra_text: bool | None = None,
     collapse_whitespace: bool = True,
     fold_punctuation: bool = True,
     tight_punctuation: bool = True,
-    allow_extra_lines: bool = True,
     min_confidence: float = 0.5,
+    workflow: str = "generic",
 ) -> Grader:
-    """Gate "ocr_exact_text": every required line is read back exactly (after the normalization options);
-    missing lines and lines nobody asked for are reported; extra lines fail only with allow_extra_lines=false."""
-    norm = Normalization(case_sensitive, collapse_whitespace, fold_punctuation, tight_punctuation)
+    """Gate "ocr_exact_text": every required line is read back under the case's match rule (the case's
+    `text_match` / `extra_text`, else this grader's `match` / `extra_text`, else the workflow's default); missing
+    lines and lines nobody asked for are reported, and the character error rate is stored beside the gate."""
+    default = default_rule(workflow)
+    base = MatchRule(match or default.mode, default.extra_text if extra_text is None else extra_text)
+    norm = Normalization(True, collapse_whitespace, fold_punctuation, tight_punctuation)
 
     def grade(sample: Sample) -> list[Score]:
         required = required_text(sample.case)
@@ -90,29 +108,46 @@ def ocr_exact_text(
             ]
         if not required:
             return [Score("ocr_exact_text", "ocr", "info", None, "no required text for this case")]
+        rule = case_rule(sample.case, base)
+        rule_norm = rule.normalization(norm)
         lines = read_lines(sample.output, min_confidence)
-        match = match_lines(required, lines, norm)
+        found = match_lines(required, lines, rule_norm, contains=rule.mode == "contains")
+        cer = char_error_rate(required, lines, rule_norm, contains=rule.mode == "contains")
         details = {
             "required": required,
             "read": lines,
-            "missing": list(match.missing),
-            "extra": list(match.extra),
+            "missing": list(found.missing),
+            "extra": list(found.extra),
+            "match": rule.mode,
+            "extra_text": rule.extra_text,
+            "cer": cer,
         }
-        passed = match.ok and (allow_extra_lines or not match.extra)
+        passed = found.ok and (rule.extra_text or not found.extra)
         parts = []
-        if match.missing:
-            parts.append("missing: " + "; ".join(f'"{m}"' for m in match.missing))
-        if match.extra:
-            parts.append("extra: " + "; ".join(f'"{e}"' for e in match.extra))
-        reason = ", ".join(parts) or f"all {len(required)} required lines read exactly"
+        if found.missing:
+            parts.append("missing: " + "; ".join(f'"{m}"' for m in found.missing))
+        if found.extra:
+            parts.append("extra: " + "; ".join(f'"{e}"' for e in found.extra))
+        rule_text = f"{rule.mode}, extra text {'allowed' if rule.extra_text else 'fails'}"
+        reason = (
+            ", ".join(parts) or f"all {len(required)} required lines read"
+        ) + f" ({rule_text}; CER {cer:.3f})"
         tags = []
-        if match.missing:
+        if found.missing:
             tags.append("wrong_text")
-        if match.extra and not allow_extra_lines:
+        if found.extra and not rule.extra_text:
             tags.append("extra_text")
         return [
             Score.gate("ocr_exact_text", "ocr", passed, reason, *tags, **details),
-            Score("text_line_accuracy", "ocr", "info", len(match.found) / len(required), reason),
+            Score("text_line_accuracy", "ocr", "info", len(found.found) / len(required), reason),
+            Score(
+                "ocr_cer",
+                "ocr",
+                "info",
+                cer,
+                f"character error rate of the required text ({rule_text})",
+                details={"lower_is_better": True},
+            ),
         ]
 
     return grade

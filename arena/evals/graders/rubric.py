@@ -68,13 +68,15 @@ def rubric(
         scores: list[Score] = []
         for metric in chosen:
             key = f"rubric:{metric.key}"
-            kind = "gate" if metric.kind == "gate" else "graded"
+            kind = metric.kind if metric.kind in ("gate", "info") else "graded"
             threshold = limits.get(metric.key, metric.threshold)
             if sample.output is None:
                 if kind == "gate":
                     scores.append(
                         Score.gate(key, "rubric", False, f"no output: {sample.error}", "missing_output")
                     )
+                elif kind == "info":
+                    scores.append(Score(key, "rubric", "info", None, f"no output: {sample.error}"))
                 else:
                     scores.append(
                         Score(
@@ -133,6 +135,9 @@ def rubric(
                 )
             else:
                 value = float(data["score"])
+                if kind == "info":  # measured beside an offline check, not a verdict input
+                    scores.append(Score(key, "rubric", "info", value, data["reason"], details=details))
+                    continue
                 passed = threshold is None or value >= threshold
                 scores.append(
                     Score(
