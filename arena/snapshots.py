@@ -23,6 +23,7 @@ from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
 from ratings import CohortRule, compute_all_boards
+from ratings.certainty import SETTLE_PROBABILITY
 
 #: How intervals and ranks are computed (stored with each board): replicates shifted by one constant per
 #: board, ranks from intervals of pairwise differences, so the anchor changes neither (see ratings.intervals).
@@ -101,6 +102,8 @@ def take_snapshot(
                     "interval": board.interval,
                     "level": board.level,
                     "uncertainty": UNCERTAINTY_RULE,
+                    # votes_to_settle is quoted for this chance of settling (absent: the older rule, gap taken as exact)
+                    "settle_probability": SETTLE_PROBABILITY,
                     "n_bootstrap": board.n_bootstrap,
                     "seed": board.seed,
                     "min_votes": board.min_votes,

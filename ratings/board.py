@@ -38,6 +38,7 @@ from ratings.intervals import (
     board_sandwich_covariance,
     provisional_models,
     ranks_from_above,
+    vote_level_covariance,
 )
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion, IntervalMethod
 from ratings.pairs import pair_counts
@@ -228,6 +229,7 @@ def _fit_board(
         # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the board's name
         rng=np.random.default_rng(opts.seed),
         critical=unc.critical,
+        vote_covariance=None if board.cluster is None else vote_level_covariance(fit.theta, board, counts),
     )
     rows = tuple(
         BoardRow(

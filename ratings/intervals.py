@@ -60,6 +60,7 @@ __all__ = [
     "sandwich_covariance",
     "sandwich_intervals",
     "sandwich_standard_errors",
+    "vote_level_covariance",
 ]
 
 DEFAULT_LEVEL = 0.95
@@ -356,6 +357,14 @@ def board_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: PairC
     if board.cluster is not None:
         return cluster_sandwich_covariance(theta, board, counts)
     return sandwich_covariance(theta, counts)
+
+
+def vote_level_covariance(theta: np.ndarray, board: BoardRows, counts: PairCounts) -> np.ndarray:
+    """The vote-level sandwich times the cluster sandwich's leverage correction: the board's covariance as if
+    its votes were independent, on the same footing as :func:`board_sandwich_covariance` (their difference is
+    the prompts' share of the variance)."""
+    scale = cluster_correction(board.n_clusters, counts.n_models) if board.cluster is not None else 1.0
+    return scale * sandwich_covariance(theta, counts)
 
 
 def sandwich_standard_errors(theta: np.ndarray, counts: PairCounts) -> np.ndarray:

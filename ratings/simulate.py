@@ -20,7 +20,7 @@ from ratings.bt import fit_bradley_terry
 from ratings.pairs import PairCounts
 from ratings.votes import A_WINS, B_WINS, TIE
 
-__all__ = ["marginal_strengths", "simulate_clustered_votes", "simulate_votes"]
+__all__ = ["marginal_strengths", "outcomes_with_effects", "simulate_clustered_votes", "simulate_votes"]
 
 
 def simulate_votes(
@@ -89,9 +89,24 @@ def simulate_clustered_votes(
     b = rng.integers(0, n - 1, size=n_votes)
     b = b + (b >= a)
     prompt = rng.integers(0, n_prompts, size=n_votes)
-    strength = theta[None, :] + effect
+    return a, b, outcomes_with_effects(theta, effect, a, b, prompt, rng, tie_rate=tie_rate), prompt
+
+
+def outcomes_with_effects(
+    theta: np.ndarray,
+    effect: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    prompt: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    tie_rate: float = 0.1,
+) -> np.ndarray:
+    """Outcomes of votes ``a`` vs ``b`` on ``prompt`` with the prompt-by-model ``effect`` (``(n_prompts, n)``):
+    more votes on the same stored outputs, as :func:`simulate_clustered_votes` casts them."""
+    strength = np.asarray(theta, dtype=np.float64)[None, :] + effect
     s = 1.0 / (1.0 + np.exp(strength[prompt, b] - strength[prompt, a]))
-    return a, b, _outcomes(s, tie_rate, rng), prompt
+    return _outcomes(s, tie_rate, rng)
 
 
 def marginal_strengths(theta: np.ndarray, effect_sd: float, *, nodes: int = 64) -> np.ndarray:

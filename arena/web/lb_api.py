@@ -73,6 +73,7 @@ CSV_COLUMNS = [
     "p_top3",
     "settled_below",
     "votes_to_settle",
+    "settle_probability",
 ]
 
 
@@ -88,9 +89,16 @@ def snapshot_out(board: PublishedBoard) -> SnapshotOut:
     )
 
 
+def _settle_chance(params: dict | None) -> float | None:
+    """The chance a snapshot's `votes_to_settle` is quoted for (None on snapshots taken before that rule)."""
+    value = (params or {}).get("settle_probability")
+    return float(value) if value is not None else None
+
+
 def leaderboard_out(view: BoardView, include_modified: bool) -> LeaderboardOut:
     """A board view as the API publishes it (the view must have a snapshot)."""
     assert view.published is not None
+    settle_chance = _settle_chance(view.published.params)
     rows = [
         LeaderboardRowOut(
             rank=r.rank,
@@ -119,6 +127,7 @@ def leaderboard_out(view: BoardView, include_modified: bool) -> LeaderboardOut:
             p_top3=r.p_top3,
             settled_below=r.settled_below,
             votes_to_settle=r.votes_to_settle,
+            settle_probability=None if r.settled_below is None else settle_chance,
         )
         for r in view.rows
     ]
@@ -227,6 +236,7 @@ def model_out(detail: ModelDetail) -> ModelOut:
     """A model page as the API publishes it."""
     info, timing = detail.info, detail.timing
     snapshot = detail.snapshot
+    settle_chance = _settle_chance(snapshot.params if snapshot else None)
     return ModelOut(
         slug=info.slug,
         display_name=info.display_name,
@@ -259,6 +269,7 @@ def model_out(detail: ModelDetail) -> ModelOut:
                 p_top3=s.entry.p_top3,
                 settled_below=s.entry.settled_below,
                 votes_to_settle=s.entry.votes_to_settle,
+                settle_probability=None if s.entry.settled_below is None else settle_chance,
             )
             for s in detail.standings
         ],

@@ -9,6 +9,7 @@ from markupsafe import Markup, escape
 
 from arena.leaderboard import LeaderboardRow
 from arena.web.lb_common import FMT
+from ratings.certainty import MAX_SETTLE_VOTES, SETTLE_PROBABILITY
 
 __all__ = ["RowText", "chart_tables", "row_texts"]
 
@@ -69,14 +70,20 @@ def percent(p: float | None) -> str:
 
 
 def settle_text(settled: bool | None, needed: float | None) -> str:
-    """The pair with the next model down: settled, or roughly how many more votes between them would settle it."""
+    """The pair with the next model down: settled, or how many more votes between them give a
+    ``SETTLE_PROBABILITY`` chance of settling it (either way); ``needed`` None means no count up to
+    ``MAX_SETTLE_VOTES`` does (or the figure is unknown)."""
     if settled is None:
         return ""
     if settled:
         return "settled vs next"
+    chance = f"{100 * SETTLE_PROBABILITY:.0f}%"
     if needed is None:
-        return "unsettled vs next (equal ratings)"
-    return f"unsettled vs next: ~{needed:,.0f} more votes"
+        return (
+            f"unsettled vs next: no number of votes up to {MAX_SETTLE_VOTES:,} gives a {chance} chance to settle "
+            "(the gap is small next to the spread between prompts)"
+        )
+    return f"unsettled vs next: ~{needed:,.0f} more votes for a {chance} chance to settle"
 
 
 def certainty_texts(r: LeaderboardRow) -> tuple[str, str, str]:
@@ -85,8 +92,8 @@ def certainty_texts(r: LeaderboardRow) -> tuple[str, str, str]:
         return "", "", ""
     detail = f"top 3: {percent(r.p_top3)}"
     title = (
-        f"Best in {percent(r.p_best)} of the bootstrap replicates, in the top 3 in {percent(r.p_top3)}"
-        " (over every model on this board)."
+        f"Best with probability {percent(r.p_best)}, in the top 3 with {percent(r.p_top3)}"
+        " (over every model on this board; draws from the ratings shrunk for the winner's curse)."
     )
     pair = settle_text(r.settled_below, r.votes_to_settle)
     if pair:

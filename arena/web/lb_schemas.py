@@ -60,10 +60,14 @@ class LeaderboardRowOut(BaseModel):
     release_date: str | None
     p_best: float | None = Field(
         default=None,
-        description="Share of the bootstrap replicates (sandwich boards: normal draws) in which this model "
-        "is the best of every model on the board; sums to 1 over the board (null on older boards).",
+        description="Probability that this model is the best of every model on the board: the share of draws "
+        "from the empirical-Bayes posterior of the strengths (the estimates shrunk toward their mean by the "
+        "spread the board shows, with the sandwich covariance) in which it is highest; sums to 1 over the "
+        "board (null on older boards). Boards published before this rule counted the bootstrap replicates.",
     )
-    p_top3: float | None = Field(default=None, description="Share in which it is among the top 3.")
+    p_top3: float | None = Field(
+        default=None, description="Probability that it is among the top 3 (same draws)."
+    )
     settled_below: bool | None = Field(
         default=None,
         description="Whether its lead over the next model down (by rating, among every model on the board) "
@@ -71,9 +75,15 @@ class LeaderboardRowOut(BaseModel):
     )
     votes_to_settle: float | None = Field(
         default=None,
-        description="Estimated new votes between it and the next model down that would make that pair's gap "
-        "significant, from the sandwich variance, if the gap stays as estimated (0 when settled; null when "
-        "never: equal ratings).",
+        description="New votes between it and the next model down that give a `settle_probability` chance "
+        "(80%) that the pair is settled afterwards, in either direction, allowing for the uncertainty of the "
+        "gap itself and for the part of it that comes from the prompts (which more votes on the same prompts "
+        "do not remove). 0 when settled; null when no count up to 1,000,000 gives that chance, or on the "
+        "last row. Boards published before this rule quoted the votes to settle if the gap stayed as estimated.",
+    )
+    settle_probability: float | None = Field(
+        default=None,
+        description="The chance `votes_to_settle` is quoted for (null where there is no pair below).",
     )
 
 
@@ -114,6 +124,7 @@ class BoardStandingOut(BaseModel):
     p_top3: float | None = None
     settled_below: bool | None = None
     votes_to_settle: float | None = None
+    settle_probability: float | None = None
 
 
 class OpponentOut(BaseModel):

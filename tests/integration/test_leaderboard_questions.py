@@ -34,6 +34,8 @@ def test_certainty_is_stored_with_the_snapshot_and_shown_on_every_page(web):
     for upper, lower in itertools.pairwise(by_rating):
         assert upper["settled_below"] == (upper["model"] in (lower["above"] or []))
         assert (upper["votes_to_settle"] == 0) == upper["settled_below"]
+    # the chance the votes to settle are quoted for, from the snapshot's parameters
+    assert all(r["settle_probability"] == (None if r["settled_below"] is None else 0.8) for r in rows)
     html = web.get("/leaderboard").text
     aurora = html.split('<tr data-model="lb-aurora"', 1)[1].split("</tr>", 1)[0]
     cell = re.findall(r'<td class="num certainty" title="([^"]*)">(.*?)</td>', aurora, flags=re.S)[0]
@@ -41,13 +43,16 @@ def test_certainty_is_stored_with_the_snapshot_and_shown_on_every_page(web):
     shown = _text(cell[1]).split()[0]
     assert shown in ({">99%", "100%"} if p > 0.995 else {f"{100 * p:.0f}%"})
     assert "Against the next model down" in cell[0]
+    aurora_row = next(r for r in rows if r["model"] == "lb-aurora")
+    if aurora_row["settled_below"] is False:
+        assert "80% chance to settle" in cell[0]
     assert 'href="/methodology#certainty"' in html
     model = web.get("/models/lb-aurora").text
     assert "P(best)" in model and "top 3:" in model.split('id="boards-table"', 1)[1]
     methodology = web.get("/methodology").text
     assert 'id="certainty"' in methodology and "Votes to settle" in methodology
     csv = web.get("/api/v1/leaderboard.csv").text.splitlines()[0].split(",")
-    assert csv[-4:] == ["p_best", "p_top3", "settled_below", "votes_to_settle"]
+    assert csv[-5:] == ["p_best", "p_top3", "settled_below", "votes_to_settle", "settle_probability"]
 
 
 def test_head_to_head_matches_a_direct_count_of_the_published_votes(web, lb):
