@@ -153,3 +153,13 @@ def test_the_page_says_what_the_interval_is_and_offers_the_difference_columns(ap
     assert "[" in cell and "simultaneous (as the ranks)" in cell
     missing = api.get("/leaderboard", params={"relative_to": "no-such-model"}).text
     assert "No differences: model &#39;no-such-model&#39; is not on this board" in missing
+
+
+def test_the_model_page_shows_the_difference_from_the_anchor(api, lb):
+    ratings, _, params = _stored(lb)
+    slug = next(m for m in ratings if m != params["anchor"])
+    html = api.get(f"/models/{slug}").text
+    assert 'id="anchor-diff-col"' in html
+    gap = round(ratings[slug] - ratings[params["anchor"]])
+    sign = "0" if gap == 0 else f"+{gap:,}" if gap > 0 else f"−{-gap:,}"
+    assert f">{sign} [" in html
