@@ -16,13 +16,14 @@ from sqlalchemy import Engine, insert, select
 from arena.db.tables import Model, RatingSnapshot, utcnow
 from arena.settings import Settings
 from arena.shared_state import page_generation
+from arena.snapshot_differences import differences_payload
 from arena.snapshot_tallies import pick_examples, store_tallies
 from arena.vote_counts import counted_rows
 from arena.vote_tallies import kept_groups, update_tallies
 from arena.voting.anomaly import VERSION as ANOMALY_VERSION
 from arena.voting.filters import ONLINE_FILTERS
 from arena.voting.refilter import run_batch_filters
-from ratings import CohortRule, compute_all_boards
+from ratings import Board, CohortRule, compute_all_boards
 from ratings.certainty import SETTLE_PROBABILITY
 
 #: How intervals and ranks are computed (stored with each board): replicates shifted by one constant per
@@ -124,6 +125,7 @@ def take_snapshot(
                         "methodology_version": settings.methodology_version,
                         "params": params,
                         "rows": [stored_row(r) for r in board.rows],
+                        "differences": stored_differences(board),
                     }
                 )
                 report.boards[f"{mod}/{key}"] = vote_count
@@ -161,6 +163,16 @@ def stored_row(row: Any) -> dict[str, Any]:
             value = None
         out[key] = value
     return out
+
+
+def stored_differences(board: Board) -> dict[str, Any] | None:
+    """The board's pairwise standard errors and critical value as a snapshot stores them (rows' order)."""
+    if board.difference_se is None:
+        return None
+    models = list(board.counts.models)
+    order = [models.index(r.model) for r in board.rows]
+    se = board.difference_se[np.ix_(order, order)]
+    return differences_payload([r.model for r in board.rows], se, board.critical, board.level)
 
 
 def _failures(boards: Any) -> list[tuple[str, str]]:

@@ -14,7 +14,9 @@ them. Both follow the same steps:
 5. uncertainty by bootstrap (seeded per board: the same votes and seed give the same digits,
    whether the board is computed alone or with the others) or sandwich, on quantities the anchor
    cannot change (:mod:`ratings.intervals`): display intervals are the replicates shifted by one
-   constant per board, and ranks come from simultaneous (max-T) intervals of pairwise differences.
+   constant per board, and ranks come from simultaneous (max-T) intervals of pairwise differences. The
+   board keeps the standard error of every pairwise difference and the max-T critical value, so the interval
+   of a model's gap to the anchor (or to any model) can be given later (:mod:`ratings.differences`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ratings.aggregate import BoardRows, VoteRows, aggregate_votes, board_rows, 
 from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
 from ratings.certainty import board_certainty
 from ratings.cohorts import CohortRule, eligible_votes
+from ratings.differences import difference_standard_errors, sandwich_difference_standard_errors
 from ratings.errors import AnchorNotOnBoardError, NoVotesError, RatingsError, UnboundedRatingError
 from ratings.graph import comparison_components, unbounded_models
 from ratings.intervals import (
@@ -267,6 +270,12 @@ def _fit_board(
         notes=tuple(notes),
         replicates=unc.replicates,
         n_clusters=board.n_clusters if board.cluster is not None else 0,
+        difference_se=(
+            difference_standard_errors(unc.replicates, fit.theta)
+            if unc.replicates is not None
+            else sandwich_difference_standard_errors(cov)
+        ),
+        critical=float(unc.critical),
     )
 
 

@@ -82,6 +82,13 @@ class Board:
     n_clusters : int
         Prompts the intervals resampled (bootstrap) or summed scores over (sandwich): the intervals are
         cluster-robust; 0 when the votes carried no prompt and the intervals are vote-level.
+    difference_se : numpy.ndarray or None
+        ``(n, n)`` Elo-like standard errors of every rating difference ``R_j - R_i`` in ``counts.models`` order
+        (:mod:`ratings.differences`; ``nan``: unbounded), the ones the pairwise claims use: what an interval of
+        a model's gap to the anchor, or to any other model, needs (the rows' intervals are not that).
+    critical : float
+        The simultaneous (max-T) critical value of the ranks: ``d -+ critical * se`` are the intervals the
+        ``above`` relation is read from (``nan`` when unknown).
     """
 
     key: BoardKey | str  # a str names a board fitted from a selection (ratings.board.fit_selected_rows)
@@ -99,6 +106,8 @@ class Board:
     notes: tuple[str, ...]
     replicates: np.ndarray | None = None
     n_clusters: int = 0
+    difference_se: np.ndarray | None = None
+    critical: float = float("nan")
 
     @property
     def n_votes(self) -> int:

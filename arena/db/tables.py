@@ -442,6 +442,10 @@ class RatingSnapshot(SQLModel, table=True):
     methodology_version: str = Field(max_length=16)
     params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     rows: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # standard errors of every pairwise rating difference and the ranks' critical value
+    # (arena.leaderboard.differences): the intervals of a model's gap to the anchor or to any model; null on
+    # boards published before they were stored
+    differences: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class SchedulerJob(SQLModel, table=True):

@@ -26,7 +26,8 @@ from sqlalchemy import Connection, select
 
 from arena.db.tables import Prompt, Vote
 from arena.leaderboard.store import PublishedBoard, board_entry
-from arena.snapshots import stored_row
+from arena.snapshot_differences import StoredDifferences
+from arena.snapshots import stored_differences, stored_row
 from arena.vote_counts import counted_rows, grouped_kept_votes
 from prompts_taxonomy import Taxonomy
 from ratings import RatingsError
@@ -204,6 +205,7 @@ def fit_combined(
             "notes": notes + list(board.notes),
         },
         rows=entries,
+        differences=StoredDifferences.parse(stored_differences(board)),
     )
     return CombinedResult(published, rows.n_votes)
 

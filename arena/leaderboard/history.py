@@ -79,7 +79,13 @@ def _changes(before: Any, after: Any) -> list[str]:
 def board_history(conn: Connection, modality: str, board: str) -> BoardHistory:
     """Every snapshot of one board, oldest first."""
     records = conn.execute(
-        select(RatingSnapshot)
+        select(  # not the stored differences: the history needs only the rows
+            RatingSnapshot.created_at,
+            RatingSnapshot.methodology_version,
+            RatingSnapshot.filter_version,
+            RatingSnapshot.params,
+            RatingSnapshot.rows,
+        )
         .where(RatingSnapshot.modality == modality, RatingSnapshot.board == board)
         .order_by(RatingSnapshot.created_at, RatingSnapshot.id)  # type: ignore[arg-type]
     ).all()

@@ -34,8 +34,10 @@ from arena.leaderboard.table import LeaderboardRow, build_rows, sort_rows
 from arena.leaderboard.tallies import Record, TallyCache
 from arena.leaderboard.timing import TimingDetail, timing_detail
 from arena.shared_state import PageGeneration
+from arena.snapshot_differences import NoDifferences, relative_to
 from arena.snapshot_tallies import pick_examples, stored_examples
 from prompts_taxonomy import Taxonomy
+from ratings.differences import Difference
 
 __all__ = ["BoardView", "LeaderboardReader", "ModelDetail", "Standing"]
 
@@ -80,6 +82,9 @@ class Standing:
     models_on_board: int
     anchor: str
     vote_count: int
+    anchor_difference: Difference | None = (
+        None  # rating minus the anchor's, with its interval (None: not stored)
+    )
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,15 @@ class ModelDetail:
     examples: list[Example]
     snapshot: PublishedBoard | None
     names: dict[str, str] = field(default_factory=dict)
+
+
+def anchor_difference(board: PublishedBoard, slug: str) -> Difference | None:
+    """`slug`'s rating minus the board's anchor's with its interval; None when the board stored no differences."""
+    try:
+        found = relative_to(board.differences, board.ratings(), str(board.params.get("anchor", "")))
+    except NoDifferences:
+        return None
+    return found.get(slug)
 
 
 class LeaderboardReader:
@@ -272,6 +286,7 @@ class LeaderboardReader:
                     len(b.rows),
                     str(b.params.get("anchor", "")),
                     b.vote_count,
+                    anchor_difference(b, slug),
                 )
                 for key, b in boards.items()
                 if (entry := b.entry(slug)) is not None

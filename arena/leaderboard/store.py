@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from arena.db.tables import Model, RatingSnapshot
+from arena.snapshot_differences import StoredDifferences
 from prompts_taxonomy import Taxonomy
 
 __all__ = [
@@ -80,6 +81,8 @@ class PublishedBoard:
     params: dict[str, Any]
     rows: tuple[BoardEntry, ...]
     by_model: dict[str, BoardEntry] = field(default_factory=dict, compare=False, repr=False)
+    # standard errors of every pairwise difference (None on boards published before they were stored)
+    differences: StoredDifferences | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.by_model.update({r.model: r for r in self.rows})
@@ -89,6 +92,10 @@ class PublishedBoard:
         """Lowest and highest rating on the board."""
         ratings = [r.rating for r in self.rows]
         return (min(ratings), max(ratings)) if ratings else (0.0, 0.0)
+
+    def ratings(self) -> dict[str, float]:
+        """``{model: published rating}``."""
+        return {r.model: r.rating for r in self.rows}
 
     def entry(self, model: str) -> BoardEntry | None:
         """The row of `model`, or None when it is not on this board."""
@@ -186,6 +193,7 @@ def _board(record: Any) -> PublishedBoard:
         methodology_version=record.methodology_version,
         params=dict(record.params or {}),
         rows=rows,
+        differences=StoredDifferences.parse(getattr(record, "differences", None)),
     )
 
 

@@ -7,10 +7,11 @@ import io
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
 from arena.leaderboard import BoardView, ModelDetail, PublishedBoard
+from arena.snapshot_differences import NoDifferences, NotOnBoard
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_common import (
     AnyBoardQuery,
@@ -23,18 +24,22 @@ from arena.web.lb_common import (
     api_not_found,
     check_board,
 )
+from arena.web.lb_relative import Relative, RelativeToQuery, relative
 from arena.web.lb_schemas import (
     BoardStandingOut,
     CellOut,
     DailyTimingOut,
+    DifferenceOut,
     ExampleOut,
     LeaderboardOut,
     LeaderboardRowOut,
     ModelOut,
     OpponentOut,
+    RelativeToOut,
     SnapshotOut,
     TimingOut,
 )
+from ratings.differences import Difference
 
 router = APIRouter(prefix="/api/v1", tags=["leaderboard"])
 
@@ -75,6 +80,46 @@ CSV_COLUMNS = [
     "votes_to_settle",
     "settle_probability",
 ]
+#: With `relative_to`: the difference from the reference model and its intervals.
+CSV_DIFFERENCE_COLUMNS = [
+    "difference",
+    "difference_low",
+    "difference_high",
+    "difference_simultaneous_low",
+    "difference_simultaneous_high",
+]
+
+#: What a row's ci_low/ci_high are (the API's `intervals` field; the page says the same).
+INTERVALS = (
+    "ci_low/ci_high: 95% interval of each rating on the board's centred scale (shifted so the anchor's estimate "
+    "reads 1000); not an interval of the gap to the anchor. For that, use relative_to=anchor or a model slug."
+)
+
+
+def difference_out(d: Difference | None) -> DifferenceOut | None:
+    """A difference from the reference model as the API publishes it."""
+    if d is None:
+        return None
+    return DifferenceOut(
+        estimate=d.estimate,
+        low=d.low,
+        high=d.high,
+        simultaneous_low=d.simultaneous_low,
+        simultaneous_high=d.simultaneous_high,
+    )
+
+
+def view_relative(view: BoardView, asked: str | None) -> Relative | None:
+    """Differences from `asked` on the view's board: 422 when the model is not on it, 404 on an older board."""
+    if asked is None:
+        return None
+    assert view.published is not None
+    try:
+        return relative(view.published, asked)
+    except NotOnBoard as exc:
+        raise HTTPException(422, str(exc)) from None
+    except NoDifferences as exc:
+        raise HTTPException(404, str(exc)) from None
 
 
 def snapshot_out(board: PublishedBoard) -> SnapshotOut:
@@ -95,10 +140,11 @@ def _settle_chance(params: dict | None) -> float | None:
     return float(value) if value is not None else None
 
 
-def leaderboard_out(view: BoardView, include_modified: bool) -> LeaderboardOut:
-    """A board view as the API publishes it (the view must have a snapshot)."""
+def leaderboard_out(view: BoardView, include_modified: bool, rel: Relative | None = None) -> LeaderboardOut:
+    """A board view as the API publishes it (the view must have a snapshot), with differences from `rel`."""
     assert view.published is not None
     settle_chance = _settle_chance(view.published.params)
+    found = rel.differences if rel is not None else {}
     rows = [
         LeaderboardRowOut(
             rank=r.rank,
@@ -128,9 +174,21 @@ def leaderboard_out(view: BoardView, include_modified: bool) -> LeaderboardOut:
             settled_below=r.settled_below,
             votes_to_settle=r.votes_to_settle,
             settle_probability=None if r.settled_below is None else settle_chance,
+            difference=difference_out(found.get(r.model)),
         )
         for r in view.rows
     ]
+    relative_out = None
+    if rel is not None:
+        info = view.models.get(rel.reference)
+        relative_out = RelativeToOut(
+            model=rel.reference,
+            display_name=info.display_name if info else rel.reference,
+            is_anchor=rel.reference == view.published.params.get("anchor"),
+            level=rel.level,
+            interval="per-pair",
+            critical=rel.critical,
+        )
     return LeaderboardOut(
         modality=view.modality,
         board=view.board,
@@ -138,6 +196,8 @@ def leaderboard_out(view: BoardView, include_modified: bool) -> LeaderboardOut:
         include_modified=include_modified,
         hidden_modified=view.hidden_modified,
         snapshot=snapshot_out(view.published),
+        intervals=INTERVALS,
+        relative_to=relative_out,
         rows=rows,
     )
 
@@ -179,13 +239,18 @@ def leaderboard(
     sort: SortQuery = "rank",
     order: OrderQuery = "asc",
     at: AtQuery = None,
+    relative_to: RelativeToQuery = None,
 ) -> LeaderboardOut:
     """The latest published board of a modality: ratings with 95% intervals, ranks, votes, price per 1,000
     images, generation time and endpoint facts. Modified endpoints are left out unless `include_modified`.
     With `at`, the board as of that time: the rows of the last snapshot taken at or before it, exactly as
-    stored (model facts, prices and generation times are today's)."""
+    stored (model facts, prices and generation times are today's).
+
+    A row's `ci_low`/`ci_high` is the interval of its rating on the board's centred scale, not of its gap to
+    the anchor. With `relative_to` (a model slug, or `anchor`), each row also carries `difference`: its
+    rating minus that model's, with the per-pair 95% interval of the difference and the simultaneous one."""
     view = _view(reader, taxonomy, modality, board, include_modified, sort, order, at)
-    return leaderboard_out(view, include_modified)
+    return leaderboard_out(view, include_modified, view_relative(view, relative_to))
 
 
 FORMULA_START = ("=", "+", "-", "@")
@@ -213,16 +278,25 @@ def leaderboard_csv(
     modality: ModalityQuery = "text_to_image",
     board: AnyBoardQuery = "overall",
     include_modified: IncludeModifiedQuery = False,
+    relative_to: RelativeToQuery = None,
 ) -> Response:
-    """The same board as CSV (the columns of `/api/v1/leaderboard` rows)."""
+    """The same board as CSV (the columns of `/api/v1/leaderboard` rows; with `relative_to`, five more: the
+    difference from that model and its per-pair and simultaneous interval ends)."""
     view = _view(reader, taxonomy, modality, board, include_modified, "rank", "asc")
-    data = leaderboard_out(view, include_modified)
+    data = leaderboard_out(view, include_modified, view_relative(view, relative_to))
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    columns = CSV_COLUMNS + (CSV_DIFFERENCE_COLUMNS if relative_to else [])
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for row in data.rows:
-        record = row.model_dump()
+        record = row.model_dump(exclude={"difference"})
         record["above"] = "" if row.above is None else ";".join(row.above)  # slugs, ';'-separated
+        if relative_to:
+            d = row.difference
+            values = (
+                (d.estimate, d.low, d.high, d.simultaneous_low, d.simultaneous_high) if d else (None,) * 5
+            )
+            record.update(zip(CSV_DIFFERENCE_COLUMNS, values, strict=True))
         writer.writerow({key: csv_cell(value) for key, value in record.items()})
     name = f"leaderboard-{modality}-{view.board.replace('=', '-').replace(',', '_')}.csv"
     return Response(
@@ -265,6 +339,7 @@ def model_out(detail: ModelDetail) -> ModelOut:
                 ties=s.entry.ties,
                 provisional=s.entry.provisional,
                 anchor=s.anchor,
+                anchor_difference=difference_out(s.anchor_difference),
                 p_best=s.entry.p_best,
                 p_top3=s.entry.p_top3,
                 settled_below=s.entry.settled_below,

@@ -10,8 +10,9 @@ from markupsafe import Markup, escape
 from arena.leaderboard import LeaderboardRow
 from arena.web.lb_common import FMT
 from ratings.certainty import MAX_SETTLE_VOTES, SETTLE_PROBABILITY
+from ratings.differences import Difference
 
-__all__ = ["RowText", "chart_tables", "row_texts"]
+__all__ = ["RowText", "chart_tables", "difference_text", "row_texts", "signed"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,25 @@ def certainty_texts(r: LeaderboardRow) -> tuple[str, str, str]:
     if pair:
         title += f" Against the next model down: {pair}."
     return percent(r.p_best), detail, title
+
+
+def signed(x: float) -> str:
+    """A difference in whole Elo points with its sign ("+34", "−12", "0")."""
+    v = round(x)
+    return "0" if v == 0 else f"+{v:,}" if v > 0 else f"−{-v:,}"
+
+
+def difference_text(d: Difference | None) -> tuple[str, str]:
+    """(cell text "+34 [+12, +57]", title with the simultaneous interval) of a difference from the reference."""
+    if d is None:
+        return "", ""
+    per_pair = "unbounded" if d.low is None or d.high is None else f"[{signed(d.low)}, {signed(d.high)}]"
+    title = "95% per-pair interval of the difference"
+    if d.simultaneous_low is not None and d.simultaneous_high is not None:
+        title += (
+            f"; simultaneous (as the ranks): [{signed(d.simultaneous_low)}, {signed(d.simultaneous_high)}]"
+        )
+    return f"{signed(d.estimate)} {per_pair}", title
 
 
 def _value(x: float | str | None) -> str:

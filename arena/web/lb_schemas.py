@@ -34,11 +34,14 @@ class LeaderboardRowOut(BaseModel):
     organization: str
     rating: float
     ci_low: float | None = Field(
-        description="Lower end of the interval (null when unbounded). Intervals are bootstrap replicates "
-        "shifted by one constant per board, so the anchor has one too and another anchor moves every end "
-        "by the same amount."
+        description="Lower end of the 95% interval of this model's rating on the board's centred scale (the "
+        "sum-zero log-strengths, shifted by one constant so the anchor's estimate reads 1000; null when "
+        "unbounded). It is NOT an interval of the gap to the anchor: the anchor's own rating has an interval "
+        "too, so 1000 + the true gap to the anchor falls in it well under 95% of the time. For that, ask "
+        "`relative_to=anchor` (or a model slug) and read `difference`. Bootstrap boards: percentiles of the "
+        "replicates; sandwich boards: normal intervals. Another anchor moves every end by the same amount."
     )
-    ci_high: float | None
+    ci_high: float | None = Field(description="Upper end of the same interval (null when unbounded).")
     above: list[str] | None = Field(
         description="Listed models whose lead over this one is significant: the interval of the rating "
         "difference lies above zero (null on boards published before ranks came from differences)."
@@ -85,6 +88,42 @@ class LeaderboardRowOut(BaseModel):
         default=None,
         description="The chance `votes_to_settle` is quoted for (null where there is no pair below).",
     )
+    difference: DifferenceOut | None = Field(
+        default=None,
+        description="With `relative_to`: this model's rating minus the reference model's, with its interval.",
+    )
+
+
+class DifferenceOut(BaseModel):
+    """This model's rating minus the reference model's (`relative_to`), Elo-like, with intervals."""
+
+    estimate: float = Field(description="Rating of this model minus the reference's (0 for the reference).")
+    low: float | None = Field(
+        description="Per-pair interval of the difference at the board's level: estimate -+ z se, with se the "
+        "standard error of this difference the board's pairwise claims use (bootstrap boards: the replicates' "
+        "root mean square deviation of the difference, prompts resampled; sandwich boards: the cluster-robust "
+        "covariance). Right about 95% of the time for this one pair. Null when unbounded."
+    )
+    high: float | None
+    simultaneous_low: float | None = Field(
+        description="Simultaneous interval, estimate -+ c se with the ranks' max-T critical value c: all pairs "
+        "of the board right together about 95% of the time (the intervals `above` and ranks are read from; "
+        "wider). Null when unbounded or unknown."
+    )
+    simultaneous_high: float | None
+
+
+class RelativeToOut(BaseModel):
+    """What `difference` on each row is relative to, and how its interval is made."""
+
+    model: str = Field(description="The reference model (the board's anchor for `relative_to=anchor`).")
+    display_name: str
+    is_anchor: bool
+    level: float
+    interval: str = Field(description="per-pair: low/high are per-pair intervals (see DifferenceOut).")
+    critical: float | None = Field(
+        description="The ranks' simultaneous critical value c (null when unknown)."
+    )
 
 
 class LeaderboardOut(BaseModel):
@@ -96,6 +135,12 @@ class LeaderboardOut(BaseModel):
     include_modified: bool
     hidden_modified: int = Field(description="Modified endpoints left out of `rows`.")
     snapshot: SnapshotOut
+    intervals: str = Field(
+        description="What ci_low/ci_high are relative to: the board's centred scale, not the anchor."
+    )
+    relative_to: RelativeToOut | None = Field(
+        default=None, description="Set with `relative_to`: the reference of each row's `difference`."
+    )
     rows: list[LeaderboardRowOut]
 
 
@@ -105,7 +150,9 @@ class BoardStandingOut(BaseModel):
     board: str
     board_name: str
     rating: float
-    ci_low: float | None
+    ci_low: float | None = Field(
+        description="As on leaderboard rows: the board's centred scale, not the anchor."
+    )
     ci_high: float | None
     rank: int = Field(
         description="1 + the number of models on the board whose lead over this one is significant."
@@ -120,6 +167,11 @@ class BoardStandingOut(BaseModel):
     ties: int
     provisional: bool
     anchor: str
+    anchor_difference: DifferenceOut | None = Field(
+        default=None,
+        description="This model's rating minus the board's anchor's, with the per-pair interval of the "
+        "difference (null on boards published before difference intervals were stored).",
+    )
     p_best: float | None = Field(default=None, description="As on leaderboard rows.")
     p_top3: float | None = None
     settled_below: bool | None = None

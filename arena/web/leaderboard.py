@@ -14,6 +14,7 @@ from pydantic import StringConstraints
 from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
+from arena.snapshot_differences import NoDifferences
 from arena.web import compare, lb_api, lb_history, methodology, model_page
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
@@ -31,7 +32,8 @@ from arena.web.lb_common import (
     demo_preparing,
     page_not_found,
 )
-from arena.web.lb_rows import chart_tables, row_texts
+from arena.web.lb_relative import ANCHOR, RelativeToQuery, relative
+from arena.web.lb_rows import chart_tables, difference_text, row_texts
 from prompts_taxonomy import Taxonomy
 
 router = APIRouter(tags=["leaderboard"])
@@ -54,8 +56,9 @@ COLUMNS = [
     (
         None,
         "95% interval",
-        "Bootstrap percentile interval; the anchor has one too, and another anchor would shift all of them "
-        "by one constant.",
+        "Interval of the rating on the board's centred scale (shifted so the anchor's estimate reads 1000), "
+        "not of the gap to the anchor: the anchor has one too, and another anchor would shift all of them by "
+        'one constant. For the gap, choose "Intervals relative to".',
     ),
     ("votes", "Votes", "Votes this model took part in on this board."),
     ("price", "Price / 1k images", "Provider price per image in USD x 1,000."),
@@ -65,8 +68,8 @@ COLUMNS = [
     (
         None,
         "P(best)",
-        "Share of the bootstrap replicates in which this model is the best, and in the top 3 (methodology: "
-        "certainty).",
+        "Probability that this model is the best, and in the top 3 (draws from the ratings shrunk for the "
+        "winner's curse; methodology: certainty).",
     ),
 ]
 DESCENDING_FIRST = {"rating", "votes", "release"}
@@ -95,6 +98,7 @@ def leaderboard_page(
     style: Annotated[
         list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{0,64}$")]] | None, Query()
     ] = None,
+    relative_to: RelativeToQuery = None,
 ) -> HTMLResponse:
     """A tab per modality, a board selector, the table with sortable columns, charts and the slice heat map.
     `use_case`, `capability` and `style` (repeatable) ask for the board of their combination (one URL for a
@@ -109,7 +113,9 @@ def leaderboard_page(
     return cached_page(
         request,
         reader,
-        lambda: _render(request, reader, taxonomy, modality, board, include_modified, sort, order),
+        lambda: _render(
+            request, reader, taxonomy, modality, board, include_modified, sort, order, relative_to or None
+        ),
     )
 
 
@@ -122,12 +128,24 @@ def _render(
     include_modified: bool,
     sort: str,
     order: str,
+    relative_to: str | None = None,
 ) -> HTMLResponse:
     """Render the page from the stored boards (on a page-cache miss)."""
     view = reader.board_view(
         modality, board, include_modified=include_modified, sort=sort, descending=order == "desc"
     )
-    state = {"modality": modality, "board": board, "include_modified": "true" if include_modified else None}
+    state = {
+        "modality": modality,
+        "board": board,
+        "include_modified": "true" if include_modified else None,
+        "relative_to": relative_to,
+    }
+    rel, rel_problem = None, None
+    if relative_to and view.published is not None:
+        try:
+            rel = relative(view.published, relative_to)
+        except NoDifferences as exc:
+            rel_problem = str(exc)
 
     def sort_url(key: str) -> str:
         if key == sort:
@@ -171,6 +189,7 @@ def _render(
             include_modified=None if include_modified else "true",
             sort=sort if sort != "rank" else None,
             order=order if sort != "rank" else None,
+            relative_to=relative_to,
         ),
         "csv_url": _url("/api/v1/leaderboard.csv", **state),
         "json_url": _url("/api/v1/leaderboard", **state),
@@ -181,6 +200,21 @@ def _render(
             view.rows, anchor=anchor, min_votes=published.params.get("min_votes") if published else None
         ),
         "heatmap": slice_heatmap(view, taxonomy),
+        "relative_to": relative_to or "",
+        "relative": rel,
+        "relative_problem": rel_problem,
+        "relative_name": (
+            (view.models[rel.reference].display_name if rel.reference in view.models else rel.reference)
+            if rel
+            else ""
+        ),
+        "relative_cells": (
+            {r.model: difference_text(rel.differences.get(r.model)) for r in view.rows} if rel else {}
+        ),
+        "relative_options": [
+            (ANCHOR, f"the anchor ({view.models[anchor].display_name if anchor in view.models else anchor})")
+        ]
+        + [(r.model, r.display_name) for r in view.rows if r.model != anchor],
         "simulated": bool(published and published.params.get("include_simulated")),
         "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},

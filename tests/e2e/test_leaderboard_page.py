@@ -107,3 +107,23 @@ def test_without_javascript_the_tables_carry_everything_and_the_controls_submit(
     finally:
         context.close()
     assert outside == []
+
+
+def test_without_javascript_the_intervals_relative_to_control_adds_the_difference_column(
+    browser: Browser, site
+):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(site + "/leaderboard")
+        assert "not the interval of its gap to the anchor" in page.locator("#interval-statement").inner_text()
+        assert page.locator("#relative-col").count() == 0
+        page.select_option("#relative-select", "anchor")
+        page.click("#lb-relative button.apply")
+        page.wait_for_url("**relative_to=anchor**")
+        assert page.locator("#relative-col").inner_text().startswith("X − ")
+        cells = page.locator("#lb-table tbody td.difference").all_inner_texts()
+        assert len(cells) == len(_models(page)) and sum("[" in c for c in cells) == len(cells)
+        assert "per pair" in page.locator("#relative-note").inner_text()
+    finally:
+        context.close()
