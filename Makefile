@@ -1,8 +1,11 @@
 # `make run`: set up and run the arena on its embedded default (SQLite + local media) at http://127.0.0.1:8000.
-# `make test`: set up and run the whole test suite (lint, format check, unit, integration on SQLite and
-# PostgreSQL, browser tests in Debian's Chromium). Both create .venv when it is missing.
+# `make test`: set up and run the whole test suite (lint, format check, unit and integration on SQLite and
+# PostgreSQL in TEST_WORKERS processes, then browser tests in Debian's Chromium in one). Both create .venv
+# when it is missing.
 
 PYTHON ?= python3
+# pytest-xdist processes for the unit and integration tests (each PostgreSQL test gets its own schema).
+TEST_WORKERS ?= 2
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
@@ -24,7 +27,8 @@ test: $(STAMP)
 	bash scripts/test-services
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) tests/unit tests/integration
+	$(BIN)/python -m pytest tests/e2e  # one process: Playwright keeps an event loop for the session
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
