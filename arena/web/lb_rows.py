@@ -78,13 +78,30 @@ def settle_text(settled: bool | None, needed: float | None) -> str:
         return ""
     if settled:
         return "settled vs next"
-    chance = f"{100 * SETTLE_PROBABILITY:.0f}%"
+    chance = _with_article(f"{100 * SETTLE_PROBABILITY:.0f}%")
     if needed is None:
         return (
-            f"unsettled vs next: no number of votes up to {MAX_SETTLE_VOTES:,} gives a {chance} chance to settle "
+            f"unsettled vs next: no number of votes up to {MAX_SETTLE_VOTES:,} gives {chance} chance to settle "
             "(the gap is small next to the spread between prompts)"
         )
-    return f"unsettled vs next: ~{needed:,.0f} more votes for a {chance} chance to settle"
+    return f"unsettled vs next: ~{needed:,.0f} more votes for {chance} chance to settle"
+
+
+def settle_short(settled: bool | None, needed: float | None) -> str:
+    """`settle_text` in a few words, for a narrow table cell (the full sentence goes in its title)."""
+    if settled is None:
+        return ""
+    if settled:
+        return "settled vs next"
+    if needed is None:
+        return f"unsettled vs next: not by votes up to {MAX_SETTLE_VOTES:,}"
+    return f"unsettled vs next: ~{needed:,.0f} votes"
+
+
+def _with_article(number: str) -> str:
+    """ "a 50%" but "an 80%", "an 11%", "an 18%": the article as the number is read aloud."""
+    an = number.startswith("8") or number[:2] in ("11", "18")
+    return f"{'an' if an else 'a'} {number}"
 
 
 def certainty_texts(r: LeaderboardRow) -> tuple[str, str, str]:

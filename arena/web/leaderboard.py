@@ -47,8 +47,8 @@ COLUMNS = [
     (
         "rank",
         "Rank",
-        "1 + the number of listed models whose lead over this one is significant "
-        "(the 95% interval of the rating difference is above zero).",
+        "1 + the number of listed models whose lead over this one is significant with all pairs of the board "
+        "tested together (the simultaneous 95% interval of the rating difference is above zero).",
     ),
     ("model", "Model", ""),
     ("organization", "Organization", ""),

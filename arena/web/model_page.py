@@ -14,7 +14,7 @@ from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import cell_heatmap, model_charts
 from arena.web.lb_common import FMT, ReaderDep, cached_page, page_not_found
 from arena.web.lb_history import history_chart
-from arena.web.lb_rows import difference_text, percent, settle_text
+from arena.web.lb_rows import difference_text, percent, settle_short, settle_text
 from prompts_taxonomy import Taxonomy
 
 router = APIRouter(tags=["leaderboard"])
@@ -40,6 +40,7 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
         "fmt": FMT,
         "pct": percent,
         "settle": settle_text,
+        "settle_short": settle_short,
         "diff_text": difference_text,
         "taxonomy": taxonomy,
         "modality_name": (
