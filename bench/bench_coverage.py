@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -45,6 +45,9 @@ class Tally:
     pair_n: int = 0
     z2: float = 0.0
     z_n: int = 0
+    boards: list[float] = field(
+        default_factory=list
+    )  # per-board coverage per model, for the Monte Carlo error
 
     def add(self, hit_m: np.ndarray, hit_p: np.ndarray, z: np.ndarray) -> None:
         self.model_hit += int(hit_m.sum())
@@ -53,6 +56,14 @@ class Tally:
         self.pair_n += hit_p.size
         self.z2 += float((z**2).sum())
         self.z_n += z.size
+        self.boards.append(float(hit_m.mean()))
+
+    def model_error(self) -> float:
+        """Monte Carlo standard error (points) of the per-model coverage, boards as the independent units
+        (the intervals of one board share its votes, so they are not independent of each other)."""
+        if len(self.boards) < 2:
+            return float("nan")
+        return 100.0 * float(np.std(self.boards, ddof=1) / np.sqrt(len(self.boards)))
 
     def row(self) -> tuple[float, float, float]:
         return (
@@ -132,6 +143,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer boards and rounds")
     parser.add_argument("--boards", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument(
+        "--votes", type=str, default="", help="comma-separated vote counts (default: every row)"
+    )
     args = parser.parse_args()
     n_boards = args.boards or (8 if args.quick else 40)
     n_rounds = args.rounds or (200 if args.quick else 400)
@@ -139,17 +153,25 @@ def main() -> None:
         f"{N_MODELS} models, {N_PROMPTS} prompts, prompt-by-model effect SD {EFFECT_SD} nats, "
         f"{n_boards} boards per row, {n_rounds} bootstrap rounds; truth = population-marginal strengths"
     )
-    print("\n| votes | board | method | coverage per model % | per pair % | error SD / implied SE | s |")
+    print(
+        "\n| votes | board | method | coverage per model % (± MC s.e.) | per pair % | error SD / implied SE | s |"
+    )
     print("|---:|---|---|---:|---:|---:|---:|")
     cases = [(10_000, 1.0, "overall"), (60_000, 1.0, "overall"), (250_000, 1.0, "overall")]
     cases.append((30_000, 0.5, "slice (half the prompts)"))
+    if args.votes:
+        wanted = {int(v.replace("_", "")) for v in args.votes.split(",")}
+        cases = [c for c in cases if c[0] in wanted]
     for n_votes, share, name in cases:
         t0 = time.perf_counter()
         res = coverage(n_votes, n_boards, n_rounds, seed=n_votes, prompt_share=share)
         secs = time.perf_counter() - t0
         for method, tally in res.items():
             m, p, ratio = tally.row()
-            print(f"| {n_votes:,} | {name} | {method} | {m:.1f} | {p:.1f} | {ratio:.2f} | {secs:.0f} |")
+            err = tally.model_error()
+            print(
+                f"| {n_votes:,} | {name} | {method} | {m:.1f} ± {err:.1f} | {p:.1f} | {ratio:.2f} | {secs:.0f} |"
+            )
     _ = ELO_PER_NAT
 
 
