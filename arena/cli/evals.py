@@ -159,6 +159,11 @@ def run_command(
             v = s["verdicts"]
             typer.echo(
                 f"{label}: {v['pass']}/{s['items']} pass, {v['fail']} fail, {v.get('unscored', 0)} unscored"
+                + (
+                    f", {v.get('xfail', 0)} xfail, {v.get('xpass', 0)} xpass"
+                    if v.get("xfail") or v.get("xpass")
+                    else ""
+                )
             )
             for key, g in s["gates"].items():
                 mark = "ok" if g["ok"] else "BELOW"
@@ -169,6 +174,8 @@ def run_command(
             typer.echo(f"SKIPPED {line}: its checks are unscored, so no item passed (exit 3)")
         for line in summary["incomplete"]:
             typer.echo(f"INCOMPLETE {line}")
+        for line in summary.get("xpassed", []):
+            typer.echo(f"XPASS {line}: remove its xfail mark")
         typer.echo(f"run {run_id}: {folder}/report.html, {folder}/junit.xml")
     raise typer.Exit(code)
 

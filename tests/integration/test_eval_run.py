@@ -240,3 +240,38 @@ def _img_sources(html: str) -> list[str]:
     import re
 
     return re.findall(r'<img src="([^"]+)"', html)
+
+
+def test_xfail_cases_do_not_fail_the_run_and_a_passing_one_is_reported_xpass(env):
+    path = write_suite(env)
+    text = path.read_text().replace(
+        'tags = ["recolour"]', 'tags = ["recolour"]\nxfail = "palimpsest spills outside the region"'
+    )
+    path.write_text(text.replace("edit_region = [0.75", 'xfail = "same spill"\nedit_region = [0.75'))
+    out = env / "x"
+    result = CliRunner().invoke(app, ["eval", "run", str(path), "--out", str(out)])
+    # palimpsest fails both marked cases (xfail), retouch passes them (xpass): nothing fails the run.
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["runs"]["sandbox-palimpsest"]["verdicts"]["xfail"] == 2
+    assert summary["runs"]["sandbox-retouch"]["verdicts"]["xpass"] == 2
+    assert summary["breaches"] == [] and len(summary["xpassed"]) == 2
+    assert "XPASS sandbox-retouch: ring-recolour#0" in result.output
+    junit = ET.parse(out / "junit.xml").getroot()
+    assert junit.findall(".//testcase/failure") == []
+    assert len([s for s in junit.findall(".//testcase/skipped") if "xfail" in s.get("message", "")]) == 2
+
+
+def test_a_failing_unmarked_case_still_fails_beside_an_xfail_one(env):
+    path = write_suite(env)
+    path.write_text(path.read_text().replace('tags = ["recolour"]', 'tags = ["recolour"]\nxfail = "known"'))
+    result = CliRunner().invoke(app, ["eval", "run", str(path), "--out", str(env / "y")])
+    assert result.exit_code == 1, result.output
+    assert "preservation pass rate 0.00 < 1.00" in result.output or "BELOW" in result.output
+
+
+def test_an_empty_xfail_reason_is_bad_input(env):
+    path = write_suite(env)
+    path.write_text(path.read_text().replace('tags = ["recolour"]', 'tags = ["recolour"]\nxfail = ""'))
+    result = CliRunner().invoke(app, ["eval", "run", str(path), "--out", str(env / "z")])
+    assert result.exit_code == 2 and "xfail" in result.output
