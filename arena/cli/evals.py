@@ -53,6 +53,15 @@ def run_command(
             "--manifest", help='JSON lines {"case", "image", "model"?, "sample"?} of images to grade.'
         ),
     ] = None,
+    judge_samples: Annotated[
+        int,
+        typer.Option(
+            "--judge-samples",
+            min=1,
+            max=15,
+            help="Ask each judge question K times: median score, majority pass (a tie fails). Use an odd K.",
+        ),
+    ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
@@ -130,6 +139,7 @@ def run_command(
                     given=given,
                     media_dir=settings.media_dir,
                     skipped=skipped,
+                    judge_samples=judge_samples,
                 ),
                 judge,
             )

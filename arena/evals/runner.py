@@ -52,6 +52,7 @@ class RunConfig:
     given: GivenImages = field(default_factory=GivenImages)  # from --images / --manifest
     media_dir: Path | None = None  # where imported outputs of external models are read
     skipped: dict[str, str] = field(default_factory=dict)  # grader name -> why it does not run (--no-judge)
+    judge_samples: int = 1  # --judge-samples: each judge question asked K times, median / majority
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
 
 
@@ -99,7 +100,13 @@ class SuiteRunner:
                 spec,
                 skipped_grader(spec, suite.workflow, config.skipped[spec.name])
                 if spec.name in config.skipped
-                else build_grader(spec.name, spec.options, judge=judge, workflow=suite.workflow),
+                else build_grader(
+                    spec.name,
+                    spec.options,
+                    judge=judge,
+                    workflow=suite.workflow,
+                    judge_samples=config.judge_samples,
+                ),
             )
             for spec in suite.graders
         ]
