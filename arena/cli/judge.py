@@ -196,6 +196,33 @@ def _headline(report: dict[str, Any]) -> None:
             )
 
 
+@app.command("fake-server")
+def fake_server_command(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 8765,
+) -> None:
+    """Serve a FAKE judge (no model, no key): schema-valid made-up answers, for trying the judge and eval flow.
+    Point ARENA_JUDGE_BASE_URL at the printed URL, ARENA_JUDGE_MODEL=arena-fake-judge, ARENA_JUDGE_API_KEY_ENV=''."""
+    import time
+
+    from arena.judge.fake_server import BANNER, FAKE_MODEL, start
+
+    try:
+        server = start(host, port)
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc}")
+    url = f"http://{host}:{server.server_address[1]}/v1"
+    typer.echo(BANNER)
+    typer.echo(f"listening on {url}; use:")
+    typer.echo(f"  export ARENA_JUDGE_BASE_URL={url} ARENA_JUDGE_MODEL={FAKE_MODEL} ARENA_JUDGE_API_KEY_ENV=")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.shutdown()
+        server.server_close()
+
+
 @app.command("report")
 def report_command(
     run: Annotated[int | None, typer.Option(help="Run id (default: the latest).")] = None,
