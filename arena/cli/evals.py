@@ -53,6 +53,15 @@ def run_command(
             "--manifest", help='JSON lines {"case", "image", "model"?, "sample"?} of images to grade.'
         ),
     ] = None,
+    judge_samples: Annotated[
+        int,
+        typer.Option(
+            "--judge-samples",
+            min=1,
+            max=15,
+            help="Ask each judge question K times: median score, majority pass (a tie fails). Use an odd K.",
+        ),
+    ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
@@ -130,6 +139,7 @@ def run_command(
                     given=given,
                     media_dir=settings.media_dir,
                     skipped=skipped,
+                    judge_samples=judge_samples,
                 ),
                 judge,
             )
@@ -159,6 +169,11 @@ def run_command(
             v = s["verdicts"]
             typer.echo(
                 f"{label}: {v['pass']}/{s['items']} pass, {v['fail']} fail, {v.get('unscored', 0)} unscored"
+                + (
+                    f", {v.get('xfail', 0)} xfail, {v.get('xpass', 0)} xpass"
+                    if v.get("xfail") or v.get("xpass")
+                    else ""
+                )
             )
             for key, g in s["gates"].items():
                 mark = "ok" if g["ok"] else "BELOW"
@@ -169,6 +184,8 @@ def run_command(
             typer.echo(f"SKIPPED {line}: its checks are unscored, so no item passed (exit 3)")
         for line in summary["incomplete"]:
             typer.echo(f"INCOMPLETE {line}")
+        for line in summary.get("xpassed", []):
+            typer.echo(f"XPASS {line}: remove its xfail mark")
         typer.echo(f"run {run_id}: {folder}/report.html, {folder}/junit.xml")
     raise typer.Exit(code)
 

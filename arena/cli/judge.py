@@ -3,6 +3,7 @@ judge-model change in CI. Judge verdicts are stored apart from votes and never e
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -125,6 +126,10 @@ def _num(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _rating(value: Any) -> str:
+    return "-" if value is None or not math.isfinite(value) else f"{value:.0f}"
+
+
 def _interval(low: Any, high: Any, fmt: Any = _pct) -> str:
     return f"[{fmt(low)}, {fmt(high)}]"
 
@@ -166,11 +171,17 @@ def _headline(report: dict[str, Any]) -> None:
         f"{_pct(bias['order_dependent_rate'])} {_interval(bias['order_dependent_low'], bias['order_dependent_high'])}"
     )
     corr = report["correlation"]
-    if corr:
+    if corr and (corr.get("kendall") is None or corr.get("spearman") is None):
         typer.echo(
-            f"judge board vs human board: Kendall {corr['kendall']:.3f} [{corr['kendall_low']:.3f}, "
-            f"{corr['kendall_high']:.3f}], Spearman {corr['spearman']:.3f} [{corr['spearman_low']:.3f}, "
-            f"{corr['spearman_high']:.3f}] over {corr['n_models']} models"
+            f"judge board vs human board: rank correlation undefined over {corr.get('n_models', 0)} models "
+            "(one board ranks every model equal, e.g. a judge that always answers the same side: "
+            "a constant ranking has no correlation)"
+        )
+    elif corr:
+        typer.echo(
+            f"judge board vs human board: Kendall {_num(corr['kendall'])} "
+            f"{_interval(corr['kendall_low'], corr['kendall_high'], _num)}, Spearman {_num(corr['spearman'])} "
+            f"{_interval(corr['spearman_low'], corr['spearman_high'], _num)} over {corr['n_models']} models"
         )
     elif report["judge_board"]["error"]:
         typer.echo(f"judge board: {report['judge_board']['error']}")
@@ -183,6 +194,33 @@ def _headline(report: dict[str, Any]) -> None:
             typer.echo(
                 f"FLAGGED {point['scenario']}@{point['rubric_version']} ({point['judge_model']}): {point['note']}"
             )
+
+
+@app.command("fake-server")
+def fake_server_command(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 8765,
+) -> None:
+    """Serve a FAKE judge (no model, no key): schema-valid made-up answers, for trying the judge and eval flow.
+    Point ARENA_JUDGE_BASE_URL at the printed URL, ARENA_JUDGE_MODEL=arena-fake-judge, ARENA_JUDGE_API_KEY_ENV=''."""
+    import time
+
+    from arena.judge.fake_server import BANNER, FAKE_MODEL, start
+
+    try:
+        server = start(host, port)
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc}")
+    url = f"http://{host}:{server.server_address[1]}/v1"
+    typer.echo(BANNER)
+    typer.echo(f"listening on {url}; use:")
+    typer.echo(f"  export ARENA_JUDGE_BASE_URL={url} ARENA_JUDGE_MODEL={FAKE_MODEL} ARENA_JUDGE_API_KEY_ENV=")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.shutdown()
+        server.server_close()
 
 
 @app.command("report")
@@ -227,9 +265,9 @@ def report_command(
     if report["judge_board"]["rows"]:
         typer.echo("\njudge board (from judge verdicts alone) beside the human board:")
         for row in report["judge_board"]["rows"]:
-            human = "-" if row["human_rating"] is None else f"{row['human_rating']:.0f}"
+            human = _rating(row["human_rating"])
             typer.echo(
-                f"  {row['rank']:>3d}  {row['model']:32s} judge {row['rating']:7.0f}   human {human:>6s}"
+                f"  {row['rank']:>3d}  {row['model']:32s} judge {_rating(row['rating']):>7s}   human {human:>6s}"
             )
     if report["disagreements"]:
         typer.echo("\nwhere judge and humans disagree most:")

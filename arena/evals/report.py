@@ -110,7 +110,10 @@ def write_junit(run: EvalRun, items: list[tuple[EvalResult, list[EvalScore]]], p
                     message=f"failed: {', '.join(failed)}; tags: {', '.join(result.failure_tags)}",
                 )
                 node.text = "\n".join(lines)
-            elif result.verdict != "pass":
+            elif result.verdict == "xfail":
+                skips += 1
+                ET.SubElement(case, "skipped", message="xfail: expected to fail (case marked xfail)")
+            elif result.verdict not in ("pass", "xpass"):
                 skips += 1
                 ET.SubElement(
                     case,

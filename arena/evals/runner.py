@@ -28,7 +28,7 @@ from arena.evals.sources import GivenImages, imported_output
 from arena.evals.store import RunStore, load_run, write_jsonl
 from arena.evals.suite import Case, ModelRun, Suite
 from arena.evals.summary import exit_code, summarize
-from arena.evals.verdicts import apply_consistency, verdict
+from arena.evals.verdicts import apply_consistency, expected_failure, verdict
 from arena.judge import JudgeClient
 from arena.providers import GenerationRequest, ProviderError, build_provider
 from arena.providers.overrides import merge_overrides
@@ -52,6 +52,7 @@ class RunConfig:
     given: GivenImages = field(default_factory=GivenImages)  # from --images / --manifest
     media_dir: Path | None = None  # where imported outputs of external models are read
     skipped: dict[str, str] = field(default_factory=dict)  # grader name -> why it does not run (--no-judge)
+    judge_samples: int = 1  # --judge-samples: each judge question asked K times, median / majority
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
 
 
@@ -99,7 +100,13 @@ class SuiteRunner:
                 spec,
                 skipped_grader(spec, suite.workflow, config.skipped[spec.name])
                 if spec.name in config.skipped
-                else build_grader(spec.name, spec.options, judge=judge, workflow=suite.workflow),
+                else build_grader(
+                    spec.name,
+                    spec.options,
+                    judge=judge,
+                    workflow=suite.workflow,
+                    judge_samples=config.judge_samples,
+                ),
             )
             for spec in suite.graders
         ]
@@ -197,7 +204,10 @@ class SuiteRunner:
         assert loaded is not None
         items = [i for i in loaded[1] if i[0].run_label in {r.label for r in self.runs}]
         summary = summarize(
-            items, {g.name: g.min_pass_rate for g in self.suite.graders}, skipped=self.config.skipped
+            items,
+            {g.name: g.min_pass_rate for g in self.suite.graders},
+            skipped=self.config.skipped,
+            xfail={c.id: c.xfail for c in self.suite.cases if c.xfail},
         )
         code = exit_code(summary)
         store.finish(summary, code)
@@ -275,7 +285,7 @@ class SuiteRunner:
                 ]
             scores.extend(got)
         scores = apply_consistency(scores, self.suite.workflow)
-        outcome, tags = verdict(scores)
+        outcome, tags = expected_failure(*verdict(scores), case.xfail)
         assert result_id is not None
         store.record_grades(result_id, scores, outcome, tags)
         self._done += 1

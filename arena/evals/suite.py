@@ -38,6 +38,7 @@ CASE_KEYS = {
     "tags",
     "expected",
     "images",
+    "xfail",
     "prompt_id",
     "text_match",
     "extra_text",
@@ -73,6 +74,7 @@ class Case:
     prompt_id: str = ""  # the arena prompt whose imported outputs an external model is graded on
     text_match: str = ""  # exact | case_insensitive | contains; "" = the grader's or the workflow's rule
     extra_text: bool | None = None  # None = the grader's or the workflow's rule
+    xfail: str = ""  # why the case is expected to fail; "" = not marked (see arena.evals.summary)
 
     @property
     def modality(self) -> str:
@@ -268,6 +270,12 @@ class _Checker:
         extra_text = item.get("extra_text")
         if extra_text is not None and not isinstance(extra_text, bool):
             self.bad((*at, "extra_text"), "extra_text must be true or false")
+        xfail = item.get("xfail", "")
+        if not isinstance(xfail, str) or ("xfail" in item and not xfail.strip()):
+            self.bad(
+                (*at, "xfail"), "xfail must be a non-empty string saying why the case is expected to fail"
+            )
+            xfail = ""
         if len(self.problems) > before:
             return None
         return Case(
@@ -286,6 +294,7 @@ class _Checker:
             prompt_id,
             text_match,
             extra_text,
+            xfail.strip(),
         )
 
     def case_images(self, at: tuple[object, ...], value: Any) -> dict[str, tuple[Path, ...]]:

@@ -4,7 +4,11 @@
 A check that could not be scored (a skipped grader, an unscored judge answer) is not passed: it counts in a
 gate's total but not in its passes. A pass rate below its minimum is a breach (exit 1) when it would stay below
 even if every unscored check had passed; otherwise the run is incomplete (exit 3), as it is whenever a grader
-was skipped: an offline run never reads as a pass."""
+was skipped: an offline run never reads as a pass.
+
+A case marked `xfail` (verdict xfail, xpass, or unscored) is left out of the gates and metric means: its
+failure does not fail the run. The mark is not strict: a marked case that passes is counted as xpass and
+listed in `xpassed` (printed XPASS) so the stale mark can be removed, but the exit code does not change."""
 
 from __future__ import annotations
 
@@ -27,9 +31,13 @@ def summarize(
     items: list[tuple[EvalResult, list[EvalScore]]],
     min_rates: dict[str, float],
     skipped: dict[str, str] | None = None,
+    xfail: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The summary dict stored on the run and printed by the CLI; `skipped` names graders that did not run."""
+    """The summary dict stored on the run and printed by the CLI; `skipped` names graders that did not run,
+    `xfail` maps the ids of cases marked expected-to-fail to the reason."""
     runs: dict[str, dict[str, Any]] = {}
+    marked = xfail or {}
+    xpassed: list[str] = []
     for result, scores in items:
         run = runs.setdefault(
             result.run_label,
@@ -37,7 +45,7 @@ def summarize(
                 "model": result.model_slug,
                 "params": result.params,
                 "items": 0,
-                "verdicts": {"pass": 0, "fail": 0, "unscored": 0},
+                "verdicts": {"pass": 0, "fail": 0, "unscored": 0},  # + xfail, xpass when any
                 "gates": {},
                 "metrics": {},
                 "measures": {},
@@ -47,6 +55,12 @@ def summarize(
         run["verdicts"][result.verdict or "unscored"] = (
             run["verdicts"].get(result.verdict or "unscored", 0) + 1
         )
+        if result.verdict == "xpass":
+            xpassed.append(
+                f"{result.run_label}: {result.case_id}#{result.sample} passed (xfail: {marked.get(result.case_id, '')})"
+            )
+        if result.case_id in marked or result.verdict in ("xfail", "xpass"):
+            continue
         for score in scores:
             if score.kind in ("gate", "graded"):  # a graded metric "passes" when it meets its threshold
                 gate = run["gates"].setdefault(score.key, {"passed": 0, "total": 0, "unscored": 0})
@@ -82,7 +96,13 @@ def summarize(
             metric["mean"] = metric["sum"] / metric["n"] if metric["n"] else None
             del metric["sum"]
     skipped_list = [f"{name}: {why}" for name, why in sorted((skipped or {}).items())]
-    return {"runs": runs, "breaches": breaches, "incomplete": incomplete, "skipped_graders": skipped_list}
+    return {
+        "runs": runs,
+        "breaches": breaches,
+        "incomplete": incomplete,
+        "skipped_graders": skipped_list,
+        "xpassed": xpassed,
+    }
 
 
 def exit_code(summary: dict[str, Any]) -> int:

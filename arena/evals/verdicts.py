@@ -58,5 +58,13 @@ def verdict(scores: list[Score]) -> tuple[str, list[str]]:
     return "pass", tags
 
 
+def expected_failure(outcome: str, tags: list[str], xfail: str) -> tuple[str, list[str]]:
+    """The verdict of a case marked `xfail` (reason non-empty): a fail is "xfail", a pass "xpass" (the mark is
+    stale), an unscored item stays "unscored". Unmarked cases keep their verdict."""
+    if not xfail:
+        return outcome, tags
+    return {"fail": "xfail", "pass": "xpass"}.get(outcome, outcome), tags
+
+
 def _unscored(scores: list[Score]) -> bool:
     return any(s.unscored for s in scores if s.kind in ("gate", "graded"))

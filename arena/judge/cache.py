@@ -1,7 +1,8 @@
 """The judge answer cache in the database, keyed by (rubric version, judge model, inputs hash).
 
-Scored answers and answers that stayed unscored after every schema retry are kept (asking again at
-temperature 0 would spend money for the same answer); API failures are not, so a later run tries again.
+Only scored (schema-valid) answers are kept. An answer that broke the schema after every retry, a refusal and
+an API failure are never stored, so a later run asks again instead of replaying a flaky answer forever; rows
+of any other status left by older versions are ignored on read.
 """
 
 from __future__ import annotations
@@ -28,16 +29,17 @@ class JudgeCache:
                     JudgeCacheEntry.rubric_version == rubric_version,
                     JudgeCacheEntry.judge_model == judge_model,
                     JudgeCacheEntry.inputs_hash == inputs_hash,
+                    JudgeCacheEntry.status == "scored",
                 )
             ).first()
         if row is None:
             return None
         entry = row
         return JudgeResult(
-            status="scored" if entry.status == "scored" else "unscored",
+            status="scored",
             data=entry.data,
             reason=entry.reason,
-            failure="" if entry.status == "scored" else entry.status,  # type: ignore[arg-type]
+            failure="",
             attempts=entry.attempts,
             from_cache=True,
             inputs_hash=inputs_hash,
@@ -46,21 +48,31 @@ class JudgeCache:
         )
 
     def put(self, rubric_id: str, result: JudgeResult) -> None:
-        """Store `result` unless it is an API failure; a concurrent writer of the same key wins quietly."""
-        if result.failure == "http":
+        """Store `result` only when it is scored; a concurrent writer of the same key wins quietly."""
+        if not result.scored or result.data is None:
             return
         entry = JudgeCacheEntry(
             rubric_version=result.rubric_version,
             judge_model=result.judge_model,
             inputs_hash=result.inputs_hash,
             rubric_id=rubric_id,
-            status="scored" if result.scored else result.failure,
+            status="scored",
             data=result.data,
             reason=result.reason,
             attempts=result.attempts,
         )
         try:
             with Session(self.engine) as session:
+                for stale in session.exec(  # an invalid answer an older version stored under this key
+                    select(JudgeCacheEntry).where(
+                        JudgeCacheEntry.rubric_version == result.rubric_version,
+                        JudgeCacheEntry.judge_model == result.judge_model,
+                        JudgeCacheEntry.inputs_hash == result.inputs_hash,
+                        JudgeCacheEntry.status != "scored",
+                    )
+                ):
+                    session.delete(stale)
+                session.flush()
                 session.add(entry)
                 session.commit()
         except IntegrityError:

@@ -2,9 +2,11 @@
 
 One call = one `JudgeRequest` (a versioned rubric, the case text, the images as data URLs, the answer's JSON
 schema). An answer is accepted only when it parses as JSON and validates against the schema; otherwise the
-same request is sent again up to `schema_retries` times, and then the result is *unscored* with the reason.
-Answers are never scraped out of free text and missing scores are never filled in. Results are cached by
-(rubric version, judge model, inputs hash) when an engine is given.
+same request is sent again up to `schema_retries` times, waiting 1 s, 2 s, 4 s ... (capped at `max_backoff_s`)
+between tries, and then the result is *unscored* with the reason. HTTP 408/409/429/5xx and connection errors
+are retried `http_retries` times with the same backoff (or the server's Retry-After). Answers are never scraped
+out of free text and missing scores are never filled in. Only scored results are cached, by (rubric version,
+judge model, inputs hash), when an engine is given.
 """
 
 from __future__ import annotations
@@ -206,6 +208,8 @@ class JudgeClient:
                 return replace(
                     base, reason=reason, failure="refused", attempts=attempt, raw_answers=tuple(raw)
                 )
+            if attempt <= self.config.schema_retries:
+                await self._sleep(min(2.0 ** (attempt - 1), self.config.max_backoff_s))
         attempts = self.config.schema_retries + 1
         return replace(
             base,

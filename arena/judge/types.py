@@ -62,6 +62,7 @@ class JudgeRequest:
     schema: dict[str, Any]
     images: tuple[JudgeImage, ...] = ()
     detail: Literal["low", "high", "auto"] = "high"
+    sample: int = 0  # k-sample judging: sample i > 0 is the same question asked again, cached apart
 
     def inputs_hash(self) -> str:
         """SHA-256 of everything sent except the model: the cache key with the rubric version and the model."""
@@ -74,6 +75,8 @@ class JudgeRequest:
             "images": [[image.label, image.sha256()] for image in self.images],
             "detail": self.detail,
         }
+        if self.sample:  # sample 0 keeps the key it always had, so existing cache rows still match
+            payload["sample"] = self.sample
         canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()
 

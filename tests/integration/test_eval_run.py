@@ -240,3 +240,70 @@ def _img_sources(html: str) -> list[str]:
     import re
 
     return re.findall(r'<img src="([^"]+)"', html)
+
+
+def test_xfail_cases_do_not_fail_the_run_and_a_passing_one_is_reported_xpass(env):
+    path = write_suite(env)
+    text = path.read_text().replace(
+        'tags = ["recolour"]', 'tags = ["recolour"]\nxfail = "palimpsest spills outside the region"'
+    )
+    path.write_text(text.replace("edit_region = [0.75", 'xfail = "same spill"\nedit_region = [0.75'))
+    out = env / "x"
+    result = CliRunner().invoke(app, ["eval", "run", str(path), "--out", str(out)])
+    # palimpsest fails both marked cases (xfail), retouch passes them (xpass): nothing fails the run.
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["runs"]["sandbox-palimpsest"]["verdicts"]["xfail"] == 2
+    assert summary["runs"]["sandbox-retouch"]["verdicts"]["xpass"] == 2
+    assert summary["breaches"] == [] and len(summary["xpassed"]) == 2
+    assert "XPASS sandbox-retouch: ring-recolour#0" in result.output
+    junit = ET.parse(out / "junit.xml").getroot()
+    assert junit.findall(".//testcase/failure") == []
+    assert len([s for s in junit.findall(".//testcase/skipped") if "xfail" in s.get("message", "")]) == 2
+
+
+def test_a_failing_unmarked_case_still_fails_beside_an_xfail_one(env):
+    path = write_suite(env)
+    path.write_text(path.read_text().replace('tags = ["recolour"]', 'tags = ["recolour"]\nxfail = "known"'))
+    result = CliRunner().invoke(app, ["eval", "run", str(path), "--out", str(env / "y")])
+    assert result.exit_code == 1, result.output
+    assert "preservation pass rate 0.00 < 1.00" in result.output or "BELOW" in result.output
+
+
+def test_an_empty_xfail_reason_is_bad_input(env):
+    path = write_suite(env)
+    path.write_text(path.read_text().replace('tags = ["recolour"]', 'tags = ["recolour"]\nxfail = ""'))
+    result = CliRunner().invoke(app, ["eval", "run", str(path), "--out", str(env / "z")])
+    assert result.exit_code == 2 and "xfail" in result.output
+
+
+def test_judge_samples_take_the_median_score_of_k_answers(env, fake_chat):
+    import itertools
+
+    cycles: dict[str, itertools.cycle] = {}
+
+    def answers(call) -> Answer:  # each metric's three samples are asked in a row (concurrency 1)
+        score = next(cycles.setdefault(call.schema_name, itertools.cycle([1, 5, 4])))
+        return Answer.json({"score": score, "reason": f"said {score}", "failure_tags": []})
+
+    fake_chat.responder = answers
+    out = env / "k"
+    args = ["eval", "run", str(write_suite(env)), "--out", str(out), "--models", "sandbox-retouch"]
+    result = CliRunner().invoke(app, [*args, "--concurrency", "1", "--judge-samples", "3"])
+    assert result.exit_code == 0, result.output
+    assert len(fake_chat.calls) == 2 * METRICS * 3
+    metrics = json.loads((out / "summary.json").read_text())["runs"]["sandbox-retouch"]["metrics"]
+    assert {k: m["mean"] for k, m in metrics.items()} == {
+        "rubric:edit_intent_correctness": 4.0,
+        "rubric:non_target_invariance": 4.0,
+        "rubric:character_and_style_integrity": 4.0,
+    }
+    line = json.loads((out / "results.jsonl").read_text().splitlines()[0])
+    judged = [s for s in line["scores"] if s["key"].startswith("rubric:")]
+    assert all(s["details"]["sample_scores"] == [1.0, 5.0, 4.0] for s in judged)
+    assert all(s["reason"] == "said 4" for s in judged)
+
+
+def test_judge_samples_must_be_at_least_one(env):
+    args = ["eval", "run", str(write_suite(env)), "--out", str(env / "k0"), "--judge-samples", "0"]
+    assert CliRunner().invoke(app, args).exit_code == 2

@@ -149,7 +149,7 @@ def test_broken_json_judge_leaves_matchups_unscored_after_the_configured_retries
     assert run.status == "done" and "4 left unscored" in run.message
     report = build_report(engine, summary.run_id)
     assert report["counts"]["unscored"] == 4 and report["agreement"]["overall"]["n"] == 0
-    # a re-run asks nothing again: unscored answers are cached by (rubric version, model, inputs)
+    # a re-run asks again: an answer that broke the schema is never cached (issue 27, item 6)
     calls = len(fake_chat.calls)
-    _run(engine, settings, fake_chat, broken_json, sample=4, retries=2)
-    assert len(fake_chat.calls) == calls
+    again, _ = _run(engine, settings, fake_chat, broken_json, sample=4, retries=2)
+    assert again.unscored == 4 and len(fake_chat.calls) == calls + 4 * 2 * 3

@@ -213,3 +213,25 @@ def test_report_says_when_no_matchup_has_two_voters(world, settings, cli, fake_c
         page = http.get("/admin/judge").text
     assert "Human-human agreement: no matchup has two voters yet" in page
     assert "<strong>100.0%</strong> [61.0%, 100.0%] of 6 scored matchups" in page
+
+
+def test_a_judge_that_always_answers_left_gets_figures_not_a_traceback(world, settings, cli, fake_chat):
+    """Every verdict is a position-inconsistent tie, so the judge board ranks every model equal and its rank
+    correlation with the human board is undefined: run and report say so and print every other figure."""
+    from arena.snapshots import take_snapshot
+    from tests.support.judge_world import seed_votes
+
+    settings.overall_anchor = settings.slice_anchor = "model-0"
+    settings.bootstrap_rounds = 50
+    seed_votes(world)
+    take_snapshot(world, settings, modality="text_to_image", refilter=False)
+    fake_chat.responder = lambda call: (
+        _grader()(call) if call.schema_name == "single_score" else always_left(call)
+    )
+    ran = cli("judge", "run", "--sample", "12")
+    assert ran.exit_code == 0, ran.output
+    for text in (ran.stdout, cli("judge", "report").stdout):
+        assert "rank correlation undefined over" in text and "Traceback" not in text
+        assert "position-bias rate (verdict flips with the order): 100.0%" in text
+        assert "agreement by slice" in text or "matchups judged" in text
+    assert json.loads(cli("judge", "report", "--json").stdout)["correlation"]["kendall"] is None

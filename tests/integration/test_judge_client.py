@@ -183,14 +183,63 @@ def test_results_are_cached_by_rubric_version_model_and_inputs(fake_chat, engine
     assert len(rows) == 4 and {r.judge_model for r in rows} == {"fake-judge", "other-judge"}
 
 
-def test_an_unscored_answer_is_cached_so_a_resumed_run_does_not_pay_again(fake_chat, engine):
+def test_a_schema_breaking_answer_is_never_cached_so_the_next_run_asks_again(fake_chat, engine):
     upgrade_database(engine)
     fake_chat.default = Answer.text("not json")
     client = _client(fake_chat, engine, schema_retries=1)
     first = client.judge_sync(_request())
+    assert not first.scored and len(fake_chat.calls) == 2
+    fake_chat.default = Answer.json({"score": 4, "reason": "valid now"})
     again = client.judge_sync(_request())
-    assert not first.scored and again.from_cache and again.reason == first.reason
-    assert len(fake_chat.calls) == 2
+    assert again.scored and not again.from_cache and again.data["score"] == 4
+    assert len(fake_chat.calls) == 3
+    with Session(engine) as s:
+        assert [r.status for r in s.exec(select(JudgeCacheEntry)).all()] == ["scored"]
+
+
+def test_a_refusal_is_not_cached(fake_chat, engine):
+    upgrade_database(engine)
+    fake_chat.push(Answer.refusal("no"), Answer.json({"score": 2, "reason": "ok"}))
+    client = _client(fake_chat, engine)
+    assert client.judge_sync(_request()).failure == "refused"
+    assert client.judge_sync(_request()).scored and len(fake_chat.calls) == 2
+
+
+def test_an_invalid_answer_cached_by_an_older_version_is_ignored(fake_chat, engine):
+    upgrade_database(engine)
+    request = _request()
+    with Session(engine) as s:
+        s.add(
+            JudgeCacheEntry(
+                rubric_version=request.rubric_version,
+                judge_model="fake-judge",
+                inputs_hash=request.inputs_hash(),
+                rubric_id=request.rubric_id,
+                status="schema",
+                data=None,
+                reason="stale invalid answer",
+                attempts=3,
+            )
+        )
+        s.commit()
+    fake_chat.default = Answer.json({"score": 5, "reason": "fresh"})
+    result = _client(fake_chat, engine).judge_sync(request)
+    assert result.scored and not result.from_cache and len(fake_chat.calls) == 1
+    again = _client(fake_chat, engine).judge_sync(request)
+    assert again.from_cache and again.data["reason"] == "fresh" and len(fake_chat.calls) == 1
+
+
+def test_schema_retries_back_off_between_attempts(fake_chat):
+    fake_chat.push(Answer.text("x"), Answer.text("y"), Answer.json({"score": 1, "reason": "r"}))
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    cfg = JudgeConfig(base_url=fake_chat.base_url, model="fake-judge", schema_retries=3, max_backoff_s=1.5)
+    result = JudgeClient(cfg, sleep=sleep).judge_sync(_request())
+    assert result.scored and result.attempts == 3
+    assert slept == [1.0, 1.5]
 
 
 def test_the_api_key_comes_from_the_named_environment_variable(monkeypatch):

@@ -51,7 +51,12 @@ def build_grader(name: str, options: dict[str, Any], **context: Any) -> Any:
     if name == "rubric":
         from arena.evals.graders.rubric import rubric
 
-        return rubric(judge=context["judge"], workflow=context["workflow"], **options)
+        return rubric(
+            judge=context["judge"],
+            workflow=context["workflow"],
+            samples=context.get("judge_samples", 1),
+            **options,
+        )
     if name == "ocr_exact_text":  # the workflow sets the default match rule
         return ocr_exact_text(**options, workflow=context.get("workflow") or "generic")
     return FACTORIES[name](**options)

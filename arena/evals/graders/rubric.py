@@ -4,8 +4,10 @@ the metric unscored with the judge client's reason; nothing is guessed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from arena.evals.graders.judge_samples import combine
 from arena.evals.rubric import answer_schema, available, load_rubric, system_prompt
 from arena.evals.scores import Sample, Score
 from arena.judge import JudgeClient, JudgeImage, JudgeRequest
@@ -58,8 +60,10 @@ def rubric(
     rubric: str | None = None,
     metrics: list[str] | None = None,
     thresholds: dict[str, float] | None = None,
+    samples: int = 1,
 ) -> Any:
-    """Async grader: scores `metrics` (default: all) of the rubric `rubric` (default: the suite's workflow)."""
+    """Async grader: scores `metrics` (default: all) of the rubric `rubric` (default: the suite's workflow),
+    asking each question `samples` times and combining the answers (arena.evals.graders.judge_samples)."""
     loaded = load_rubric(rubric or workflow)
     chosen = [loaded.metric(k) for k in metrics] if metrics else list(loaded.metrics)
     limits = thresholds or {}
@@ -104,22 +108,25 @@ def rubric(
                 schema=answer_schema(loaded, metric),
                 images=tuple(images),
             )
-            result = await judge.judge(request)
+            results = [await judge.judge(replace(request, sample=i)) for i in range(max(1, samples))]
+            data, unscored_reason, sample_details = combine(results, gate=kind == "gate")
+            result = results[-1]
             details = {
                 "rubric_version": loaded.version,
                 "judge_model": result.judge_model,
-                "from_cache": result.from_cache,
-                "attempts": result.attempts,
+                "from_cache": all(r.from_cache for r in results),
+                "attempts": sum(r.attempts for r in results),
                 "threshold": threshold,
+                **(sample_details if len(results) > 1 else {}),
             }
-            if not result.scored or result.data is None:
+            if data is None:
                 scores.append(
                     Score(
                         key,
                         "rubric",
                         kind,
                         None,
-                        f"unscored: {result.reason}",
+                        f"unscored: {unscored_reason}",
                         None,
                         ("judge_unscored",),
                         True,
@@ -127,7 +134,6 @@ def rubric(
                     )
                 )
                 continue
-            data = result.data
             tags = tuple(data["failure_tags"])
             if kind == "gate":
                 scores.append(
