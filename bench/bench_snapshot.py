@@ -163,6 +163,11 @@ def build(backend: str, n: int) -> str:
     url = _url(backend, n)
     marker = Path(f"var/bench/snapshot-{backend}-{n}.built")
     if marker.exists():
+        from arena.db.migrate import upgrade_database
+
+        cached = make_engine(url)
+        upgrade_database(cached)  # a history cached by an earlier version gets the schema this code writes
+        cached.dispose()
         return url
     if backend == "sqlite":
         Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
