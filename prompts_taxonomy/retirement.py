@@ -20,7 +20,7 @@ can not catch it, and the report says so instead of retiring.
 
 Defaults (``ARENA_RETIREMENT_CONFIDENCE`` = 0.95, ``ARENA_RETIREMENT_BETA_MAX`` = 0.5,
 ``ARENA_RETIREMENT_MIN_DECISIVE_VOTES`` = 20) and their error rates under the arena's matchmaking:
-``bench/bench_retirement.py`` (README, Prompt retirement).
+``bench/bench_retirement.py`` (docs/methodology.md, Prompt retirement).
 
 The favourite tally (`tally_favorites`) stays in the report as a description, and the old rule, an exact
 binomial test of the favourite win rate against 0.5 (`judge_binomial`), is kept for the bench's comparison and
