@@ -68,6 +68,7 @@ def run_command(
     Exit code 1 when a gate's pass rate is below its min_pass_rate, 2 for bad input, 3 when a grader was
     skipped (--no-judge) or unscored checks leave a pass rate below its minimum."""
     from arena.db import upgrade_database
+    from arena.evals.graders import GraderPluginError, get_grader
     from arena.evals.report import render_html, write_junit
     from arena.evals.runner import RunConfig, SuiteRunner
     from arena.evals.store import load_run
@@ -88,6 +89,8 @@ def run_command(
             {slug: e.modality for slug, e in registry.items()},
             adapters={slug: e.adapter for slug, e in registry.items()},
         )
+    except GraderPluginError as exc:
+        fail(str(exc))
     except SuiteError as exc:
         if len(exc.problems) == 1:
             fail(f"{exc.problems[0]} (invalid suite; nothing was run)")
@@ -95,8 +98,8 @@ def run_command(
             typer.echo(problem, err=True)
         fail(f"invalid suite ({len(exc.problems)} problems); nothing was run")
     # --no-judge does not drop the judge's checks: they are recorded as skipped, so no item reads as passed.
-    has_judge = any(g.name == "rubric" for g in loaded.graders)
-    skipped = {"rubric": "--no-judge: the LLM judge did not run"} if no_judge and has_judge else {}
+    judged = [g.name for g in loaded.graders if get_grader(g.name).needs_judge]
+    skipped = dict.fromkeys(judged, "--no-judge: the LLM judge did not run") if no_judge else {}
     wanted = tuple(m.strip() for m in models.split(",") if m.strip())
     known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
     if unknown := [m for m in wanted if m not in known]:
@@ -117,7 +120,7 @@ def run_command(
     with engine_for(settings) as engine:
         upgrade_database(engine)
         judge = None
-        if any(g.name == "rubric" and g.name not in skipped for g in loaded.graders):
+        if any(name not in skipped for name in judged):
             judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
             try:
                 judge.config.api_key()

@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.judge.client import JudgeClient, JudgeConfig, JudgeConfigError
-from arena.judge.rubrics import RubricError, load_rubrics
+from arena.judge.scenario_rubrics import RubricError, load_rubrics
 from arena.settings import Settings
 
 app = typer.Typer(

@@ -150,10 +150,11 @@ async def judge_anchors(engine: Engine, judge: Any) -> list[dict[str, Any]]:
     from pathlib import Path
     from types import SimpleNamespace
 
-    from arena.db.eval_tables import EvalRun
     from arena.evals.graders.rubric import rubric
-    from arena.evals.rubric import available
+
+    from arena.db.eval_tables import EvalRun
     from arena.evals.scores import Sample
+    from arena.evals.workflow_rubrics import available
 
     with Session(engine) as s:
         anchors = s.exec(select(CalibrationAnchor)).all()

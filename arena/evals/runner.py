@@ -26,7 +26,7 @@ from arena.evals.scores import Sample, Score
 from arena.evals.skipped import skipped_grader
 from arena.evals.sources import GivenImages, imported_output
 from arena.evals.store import RunStore, load_run, write_jsonl
-from arena.evals.suite import Case, ModelRun, Suite
+from arena.evals.suite_types import Case, ModelRun, Suite
 from arena.evals.summary import exit_code, summarize
 from arena.evals.verdicts import apply_consistency, expected_failure, verdict
 from arena.judge import JudgeClient

@@ -5,32 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.evals.graders import get_grader
 from arena.evals.scores import Grader, Sample, Score
-from arena.evals.suite import GraderSpec
+from arena.evals.suite_types import GraderSpec
 
 SKIPPED_TAG = "grader_skipped"
 
 
-def skipped_keys(spec: GraderSpec, workflow: str) -> list[tuple[str, str]]:
-    """(score key, kind) of every check `spec` makes: one per rubric metric, else the grader's own gate."""
-    if spec.name != "rubric":
-        return [(spec.name, "gate")]
-    from arena.evals.rubric import load_rubric
-
-    rubric = load_rubric(spec.options.get("rubric") or workflow)
-    chosen = spec.options.get("metrics") or [m.key for m in rubric.metrics]
-    kinds = {m.key: m.kind for m in rubric.metrics}
-    return [(f"rubric:{k}", kinds[k] if kinds[k] in ("gate", "info") else "graded") for k in chosen]
-
-
 def skipped_grader(spec: GraderSpec, workflow: str, why: str) -> Grader:
     """A grader that scores nothing: each of `spec`'s checks unscored, reason `skipped: <why>`."""
-    keys = skipped_keys(spec, workflow)
+    keys = get_grader(spec.name).score_keys(spec.options, workflow)
 
     def grade(_sample: Sample) -> list[Score]:
         details: dict[str, Any] = {"skipped": True}
         return [
-            Score(key, spec.name, kind, None, f"skipped: {why}", None, (SKIPPED_TAG,), True, details)  # type: ignore[arg-type]
+            Score(key, spec.name, kind, None, f"skipped: {why}", None, (SKIPPED_TAG,), True, details)
             for key, kind in keys
         ]
 

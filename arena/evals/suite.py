@@ -12,18 +12,17 @@ import itertools
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.evals.graders import check_options, registered
+from arena.evals.suite_types import TASKS, WORKFLOWS, Case, GraderSpec, ModelRun, Suite, SuiteError
+from arena.evals.textmatch import MODES
 from arena.evals.tomlpos import Positions
 from arena.images import ImageRejected, open_image
 from arena.inside import OutsideFolder, inside
 from arena.providers.overrides import refused_overrides
 
-WORKFLOWS = ("ui_mockup", "marketing_flyer", "virtual_tryon", "logo_editing", "generic")
-GRADERS = ("basic", "ocr_exact_text", "preservation", "rubric")
-TASKS = {"generation": "text_to_image", "editing": "image_editing"}
 ID = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,79}$")
 CASE_KEYS = {
     "id",
@@ -45,76 +44,6 @@ CASE_KEYS = {
 }
 MODEL_KEYS = {"model", "label", "params", "sweep"}
 SUITE_KEYS = {"name", "workflow", "description", "samples", "seed"}
-
-
-class SuiteError(ValueError):
-    """An invalid suite: `problems` holds one `FILE:LINE: reason` string each."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
-
-
-@dataclass(frozen=True)
-class Case:
-    """One thing to make and grade. `steps` (editing) applies several instructions in order."""
-
-    id: str
-    task: str
-    prompt: str
-    criteria: str = ""
-    steps: tuple[str, ...] = ()
-    required_text: tuple[str, ...] = ()
-    references: tuple[Path, ...] = ()
-    mask: Path | None = None
-    edit_region: tuple[float, float, float, float] | None = None
-    tags: tuple[str, ...] = ()
-    expected: str = ""
-    images: dict[str, tuple[Path, ...]] = field(default_factory=dict)  # run label or slug ("" any) -> samples
-    prompt_id: str = ""  # the arena prompt whose imported outputs an external model is graded on
-    text_match: str = ""  # exact | case_insensitive | contains; "" = the grader's or the workflow's rule
-    extra_text: bool | None = None  # None = the grader's or the workflow's rule
-    xfail: str = ""  # why the case is expected to fail; "" = not marked (see arena.evals.summary)
-
-    @property
-    def modality(self) -> str:
-        """The arena modality this case's task maps to."""
-        return TASKS[self.task]
-
-
-@dataclass(frozen=True)
-class ModelRun:
-    """A registry model with parameter overrides; a sweep expands into one run per grid point."""
-
-    label: str
-    model: str
-    params: dict[str, Any] = field(default_factory=dict)
-    point: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class GraderSpec:
-    """A grader by name with its options; `min_pass_rate` is the gate pass rate the exit code checks."""
-
-    name: str
-    options: dict[str, Any]
-    min_pass_rate: float = 1.0
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A validated suite file."""
-
-    path: Path
-    name: str
-    workflow: str
-    description: str
-    samples: int
-    seed: int
-    cases: tuple[Case, ...]
-    runs: tuple[ModelRun, ...]
-    graders: tuple[GraderSpec, ...]
-    sha256: str
 
 
 def load_suite(
@@ -262,8 +191,6 @@ class _Checker:
         prompt_id = item.get("prompt_id", "")
         if not isinstance(prompt_id, str):
             self.bad((*at, "prompt_id"), "prompt_id must be the id of an arena prompt")
-        from arena.evals.textmatch import MODES
-
         text_match = item.get("text_match", "")
         if text_match and text_match not in MODES:
             self.bad((*at, "text_match"), f"text_match must be one of {', '.join(MODES)}")
@@ -379,14 +306,12 @@ class _Checker:
         if not isinstance(items, list) or not items:
             self.bad(("graders",), "at least one [[graders]] entry is required")
             return []
-        from arena.evals.graders import check_options
-
         out = []
         for i, item in enumerate(items):
             at = ("graders", i)
             name = item.get("name")
-            if name not in GRADERS:
-                self.bad((*at, "name"), f"grader name must be one of {', '.join(GRADERS)}")
+            if name not in registered():
+                self.bad((*at, "name"), f"grader name must be one of {', '.join(registered())}")
                 continue
             rate = item.get("min_pass_rate", 1.0)
             if not isinstance(rate, int | float) or not 0 <= rate <= 1:

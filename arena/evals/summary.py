@@ -15,16 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from arena.db.eval_tables import EvalResult, EvalScore
+from arena.evals.graders import grader_of
 
 EXIT_OK = 0
 EXIT_BELOW_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 EXIT_INCOMPLETE = 3
-
-
-def grader_of(key: str) -> str:
-    """The suite grader name that produces score `key`."""
-    return "rubric" if key.startswith("rubric:") else key
 
 
 def summarize(

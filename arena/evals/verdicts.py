@@ -2,31 +2,21 @@
 
 Per workflow, a judge metric and an offline check that measure the same property are combined by taking the
 lower reading ("when in doubt, the lower score"): a failed gate reads as 0 on the linked 0-5 metric, so the
-metric's mean in a report can never hide the failure.
+metric's mean in a report can never hide the failure. Which metrics a gate caps is the `caps` of its registered
+grader (`arena.evals.graders`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from arena.evals.graders import registered
 from arena.evals.scores import Score
-
-# workflow -> graded metric -> gates whose failure caps it at 0
-LOWER_OF: dict[str, dict[str, tuple[str, ...]]] = {
-    "logo_editing": {
-        "rubric:non_target_invariance": ("preservation",),
-        "rubric:character_and_style_integrity": ("ocr_exact_text",),
-        "rubric:edit_intent_correctness": ("ocr_exact_text",),
-    },
-    "virtual_tryon": {"rubric:body_shape_preservation": ("preservation",)},
-    "marketing_flyer": {},
-    "ui_mockup": {},
-}
 
 
 def apply_consistency(scores: list[Score], workflow: str) -> list[Score]:
     """`scores` with each linked graded metric lowered to 0 when one of its gates failed."""
-    rules = LOWER_OF.get(workflow, {})
+    rules = lower_of(workflow)
     failed = {s.key for s in scores if s.kind == "gate" and s.passed is False}
     out = []
     for score in scores:
@@ -42,6 +32,15 @@ def apply_consistency(scores: list[Score], workflow: str) -> list[Score]:
             )
         out.append(score)
     return out
+
+
+def lower_of(workflow: str) -> dict[str, tuple[str, ...]]:
+    """Graded metric -> the gates whose failure caps it at 0 in `workflow`, from the registered graders."""
+    rules: dict[str, tuple[str, ...]] = {}
+    for grader in registered().values():
+        for metric in grader.caps.get(workflow, ()):
+            rules[metric] = (*rules.get(metric, ()), grader.name)
+    return rules
 
 
 def verdict(scores: list[Score]) -> tuple[str, list[str]]:

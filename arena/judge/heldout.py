@@ -26,7 +26,7 @@ from arena.images import ImageRejected
 from arena.inside import OutsideFolder, inside
 from arena.judge.agreement import Agreement, measure_agreement, wilson_interval
 from arena.judge.pairwise import Judge, closing, judge_pair
-from arena.judge.rubrics import Rubric, RubricError, rubric_for
+from arena.judge.scenario_rubrics import Rubric, RubricError, rubric_for
 from arena.media import normalize_image
 
 __all__ = ["CheckResult", "LabelledItem", "LabelsError", "check_labelled", "read_labels"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from arena.judge.orders import OrderedVerdict, combine_orders
-from arena.judge.rubrics import Rubric, pairwise_schema
+from arena.judge.scenario_rubrics import Rubric, pairwise_schema
 from arena.judge.single import AnswerError, read_pairwise
 from arena.judge.types import JudgeImage, JudgeRequest, JudgeResult
 

@@ -25,8 +25,8 @@ from arena.db.tables import (
 )
 from arena.judge.calibset import calibration_items
 from arena.judge.pairwise import Judge, closing, judge_pair
-from arena.judge.rubrics import Rubric, rubric_for
 from arena.judge.sampling import VotedMatchup, sample_matchups, voted_matchups
+from arena.judge.scenario_rubrics import Rubric, rubric_for
 from arena.judge.single import AnswerError, grade_of, read_single, single_request
 from arena.media import MediaStore, normalize_image
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena.judge.rubrics import SAFETY, Rubric
+from arena.judge.scenario_rubrics import SAFETY, Rubric
 
 __all__ = [
     "AnswerError",
@@ -110,7 +110,7 @@ def read_pairwise(data: Any) -> tuple[str, str]:
 def single_request(rubric: Rubric, prompt: str, image: bytes, reference: bytes | None = None) -> Any:
     """One single-output question: the prompt (or edit instruction), the reference for edits, the output."""
     from arena.judge.pairwise import rubric_cache_version
-    from arena.judge.rubrics import single_schema
+    from arena.judge.scenario_rubrics import single_schema
     from arena.judge.types import JudgeImage, JudgeRequest
 
     images = [JudgeImage(reference, "Reference image (before the edit):")] if reference is not None else []

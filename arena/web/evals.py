@@ -15,8 +15,8 @@ from sqlmodel import Session, select
 from arena.db.eval_tables import CalibrationAnchor, EvalLabel, EvalResult, EvalRun
 from arena.evals import labels as labelling
 from arena.evals.report import read_cases, report_rows
-from arena.evals.rubric import available, load_rubric
 from arena.evals.store import load_run
+from arena.evals.workflow_rubrics import available, load_rubric
 from arena.web.deps import SettingsDep
 from arena.web.operator_auth import check_form_post, csrf_token, page_gate
 

@@ -11,8 +11,8 @@ import pytest
 
 from arena.app import create_app
 from arena.judge.client import JudgeClient, JudgeConfig
-from arena.judge.rubrics import load_rubrics
 from arena.judge.run import run_matchups
+from arena.judge.scenario_rubrics import load_rubrics
 from arena.media import MediaStore
 from arena.snapshots import take_snapshot
 from tests.conftest import serve

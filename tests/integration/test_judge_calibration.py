@@ -13,8 +13,8 @@ from arena.db.tables import JudgeRun, JudgeVerdict, RatingSnapshot, Vote
 from arena.judge.client import JudgeClient, JudgeConfig
 from arena.judge.orders import TIE
 from arena.judge.report import build_report
-from arena.judge.rubrics import load_rubrics
 from arena.judge.run import run_matchups
+from arena.judge.scenario_rubrics import load_rubrics
 from arena.media import MediaStore
 from arena.snapshots import take_snapshot
 from tests.support.judge_world import accurate, always_left, broken_json, expected_accuracy_hits, seed_votes

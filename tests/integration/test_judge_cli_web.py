@@ -17,8 +17,8 @@ from arena.cli import app
 from arena.judge.calibset import calibration_items
 from arena.judge.client import JudgeClient, JudgeConfig
 from arena.judge.drift import calibration_drift
-from arena.judge.rubrics import RUBRIC_DIR, load_rubrics
 from arena.judge.run import run_calibration_set
+from arena.judge.scenario_rubrics import RUBRIC_DIR, load_rubrics
 from tests.fakes.chat_server import Answer, ChatCall
 from tests.support.judge_world import COLOURS, accurate, always_left, model_of
 

@@ -12,7 +12,7 @@ from PIL import Image
 
 from arena.inside import OutsideFolder, inside
 from arena.judge.heldout import LabelsError, read_labels
-from arena.judge.rubrics import load_rubrics
+from arena.judge.scenario_rubrics import load_rubrics
 
 
 @pytest.fixture

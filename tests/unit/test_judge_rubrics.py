@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from arena.judge.calibset import calibration_items
-from arena.judge.rubrics import RubricError, load_rubrics, pairwise_schema, rubric_for, single_schema
+from arena.judge.scenario_rubrics import RubricError, load_rubrics, pairwise_schema, rubric_for, single_schema
 from arena.judge.single import AnswerError, aggregate, grade_of, read_pairwise, read_single
 
 RUBRICS = load_rubrics()

@@ -14,6 +14,7 @@ from PIL import Image
 
 from arena.evals.scores import Grader, Sample, Score
 from arena.evals.textmatch import (
+    MODES,
     MatchRule,
     Normalization,
     char_error_rate,
@@ -81,6 +82,15 @@ def case_rule(case: Any, base: MatchRule) -> MatchRule:
     mode = getattr(case, "text_match", "") or base.mode
     extra = getattr(case, "extra_text", None)
     return MatchRule(mode, base.extra_text if extra is None else extra)
+
+
+def check_ocr_options(options: dict[str, Any]) -> tuple[str, str] | None:
+    """(option, reason) for a bad `match` rule or a non-boolean `extra_text`; None when fine."""
+    if options.get("match", "exact") not in MODES:
+        return "match", f"option 'match' must be one of {', '.join(MODES)}"
+    if not isinstance(options.get("extra_text", True), bool):
+        return "extra_text", "option 'extra_text' must be true or false"
+    return None
 
 
 def ocr_exact_text(

@@ -25,7 +25,7 @@ class Metric:
 
 
 @dataclass(frozen=True)
-class Rubric:
+class WorkflowRubric:
     """A workflow's rubric; `version` keys the judge cache, so any text change needs a new version."""
 
     workflow: str
@@ -48,17 +48,17 @@ def available() -> list[str]:
 
 
 @cache
-def load_rubric(workflow: str) -> Rubric:
+def load_rubric(workflow: str) -> WorkflowRubric:
     """The shipped rubric of `workflow` (FileNotFoundError when there is none)."""
     data = tomllib.loads((RUBRIC_DIR / f"{workflow}.toml").read_text())
     metrics = tuple(
         Metric(m["key"], m["kind"], m["title"], m["question"], tuple(m.get("scale", ())), m.get("threshold"))
         for m in data["metrics"]
     )
-    return Rubric(workflow, data["version"], data["role"], tuple(data["failure_tags"]), metrics)
+    return WorkflowRubric(workflow, data["version"], data["role"], tuple(data["failure_tags"]), metrics)
 
 
-def system_prompt(rubric: Rubric, metric: Metric) -> str:
+def system_prompt(rubric: WorkflowRubric, metric: Metric) -> str:
     """The judge's instructions for one metric (one call per metric keeps each judgement focused)."""
     lines = [
         rubric.role,
@@ -82,7 +82,7 @@ def system_prompt(rubric: Rubric, metric: Metric) -> str:
     return "\n".join(lines)
 
 
-def answer_schema(rubric: Rubric, metric: Metric) -> dict[str, Any]:
+def answer_schema(rubric: WorkflowRubric, metric: Metric) -> dict[str, Any]:
     """The strict JSON schema of one metric's answer."""
     verdict: dict[str, Any] = (
         {"passed": {"type": "boolean"}}

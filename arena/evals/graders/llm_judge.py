@@ -1,6 +1,6 @@
-"""Rubric judge grader: one judge call per metric of the workflow's rubric, images attached (the case's
-references first, the output last, as the arena serves them). An answer that keeps breaking the schema leaves
-the metric unscored with the judge client's reason; nothing is guessed."""
+"""The LLM-judge grader (suites name it "rubric"): one judge call per metric of the workflow's rubric, images
+attached (the case's references first, the output last, as the arena serves them). An answer that keeps
+breaking the schema leaves the metric unscored with the judge client's reason; nothing is guessed."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from arena.evals.graders.judge_samples import combine
-from arena.evals.rubric import answer_schema, available, load_rubric, system_prompt
-from arena.evals.scores import Sample, Score
+from arena.evals.scores import Kind, Sample, Score
+from arena.evals.workflow_rubrics import answer_schema, available, load_rubric, system_prompt
 from arena.judge import JudgeClient, JudgeImage, JudgeRequest
 
 
@@ -33,6 +33,18 @@ def check_rubric_options(options: dict[str, Any]) -> tuple[str, str] | None:
     ):
         return "thresholds", "thresholds must map metric keys to numbers from 0 to 5"
     return None
+
+
+def rubric_checks(options: dict[str, Any], workflow: str) -> list[tuple[str, Kind]]:
+    """(score key, kind) of every metric the grader scores: `rubric:<metric>`, kind gate, graded or info."""
+    loaded = load_rubric(options.get("rubric") or workflow)
+    chosen = options.get("metrics") or [m.key for m in loaded.metrics]
+    kinds = {m.key: m.kind for m in loaded.metrics}
+    return [(f"rubric:{k}", _kind(kinds[k])) for k in chosen]
+
+
+def _kind(metric_kind: str) -> Kind:
+    return "gate" if metric_kind == "gate" else "info" if metric_kind == "info" else "graded"
 
 
 def user_text(case: Any, n_refs: int) -> str:
@@ -60,10 +72,10 @@ def rubric(
     rubric: str | None = None,
     metrics: list[str] | None = None,
     thresholds: dict[str, float] | None = None,
-    samples: int = 1,
+    judge_samples: int = 1,
 ) -> Any:
     """Async grader: scores `metrics` (default: all) of the rubric `rubric` (default: the suite's workflow),
-    asking each question `samples` times and combining the answers (arena.evals.graders.judge_samples)."""
+    asking each question `judge_samples` times and combining the answers (arena.evals.graders.judge_samples)."""
     loaded = load_rubric(rubric or workflow)
     chosen = [loaded.metric(k) for k in metrics] if metrics else list(loaded.metrics)
     limits = thresholds or {}
@@ -72,7 +84,7 @@ def rubric(
         scores: list[Score] = []
         for metric in chosen:
             key = f"rubric:{metric.key}"
-            kind = metric.kind if metric.kind in ("gate", "info") else "graded"
+            kind = _kind(metric.kind)
             threshold = limits.get(metric.key, metric.threshold)
             if sample.output is None:
                 if kind == "gate":
@@ -108,7 +120,7 @@ def rubric(
                 schema=answer_schema(loaded, metric),
                 images=tuple(images),
             )
-            results = [await judge.judge(replace(request, sample=i)) for i in range(max(1, samples))]
+            results = [await judge.judge(replace(request, sample=i)) for i in range(max(1, judge_samples))]
             data, unscored_reason, sample_details = combine(results, gate=kind == "gate")
             result = results[-1]
             details = {
