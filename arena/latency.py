@@ -44,7 +44,7 @@ class LatencyStats:
         return {**dataclasses.asdict(self), "failure_rate": self.failure_rate}
 
 
-def summarize(model: str, seconds: list[float], failures: int) -> LatencyStats:
+def summarize_latency(model: str, seconds: list[float], failures: int) -> LatencyStats:
     """Statistics of one model's successful samples plus its failure count."""
     if not seconds:
         return LatencyStats(model, None, None, None, None, None, 0, failures)
@@ -68,6 +68,6 @@ def latency_stats(engine: Engine, now: datetime, *, window: timedelta = WINDOW) 
         else:
             failures[slug] += 1
     return {
-        slug: summarize(slug, seconds.get(slug, []), failures.get(slug, 0))
+        slug: summarize_latency(slug, seconds.get(slug, []), failures.get(slug, 0))
         for slug in set(seconds) | set(failures)
     }

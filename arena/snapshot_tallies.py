@@ -20,31 +20,13 @@ from sqlalchemy import Connection, delete, func, insert, select
 from arena.db.tables import Prompt, SnapshotTally, Vote
 from arena.vote_counts import kept_filter
 from ratings import CohortRule, cohort_keep_mask
+from ratings.record import Record
 
 #: Snapshots per modality whose tallies stay stored (older ones, read by history pages, are counted again).
 KEEP_STORED = 8
 #: Latest decided votes of each retired prompt that model-page examples are picked from.
 PER_PROMPT = 40
 _OUTCOME = {"model_a": 0, "model_b": 1}
-
-
-@dataclass
-class Record:
-    """Outcomes from one model's side."""
-
-    wins: int = 0
-    losses: int = 0
-    ties: int = 0
-
-    @property
-    def votes(self) -> int:
-        """All votes counted."""
-        return self.wins + self.losses + self.ties
-
-    @property
-    def win_rate(self) -> float | None:
-        """(wins + ties / 2) / votes, or None without votes."""
-        return (self.wins + self.ties / 2) / self.votes if self.votes else None
 
 
 @dataclass

@@ -4,20 +4,20 @@ Everything here reads stored data (rating snapshots, latency samples, prices); n
 """
 
 from arena.leaderboard.published import VoteSet, published_vote_rows
-from arena.leaderboard.reader import BoardView, LeaderboardReader, ModelDetail, Standing
+from arena.leaderboard.reader import BoardStanding, BoardView, LeaderboardReader, ModelDetail
 from arena.leaderboard.store import BoardEntry, ModelInfo, PublishedBoard, board_keys, board_label
 from arena.leaderboard.table import SORT_KEYS, LeaderboardRow
 
 __all__ = [
     "SORT_KEYS",
     "BoardEntry",
+    "BoardStanding",
     "BoardView",
     "LeaderboardReader",
     "LeaderboardRow",
     "ModelDetail",
     "ModelInfo",
     "PublishedBoard",
-    "Standing",
     "VoteSet",
     "board_keys",
     "board_label",

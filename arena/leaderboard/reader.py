@@ -39,7 +39,7 @@ from arena.snapshot_tallies import pick_examples, stored_examples
 from prompts_taxonomy import Taxonomy
 from ratings.differences import Difference
 
-__all__ = ["BoardView", "LeaderboardReader", "ModelDetail", "Standing"]
+__all__ = ["BoardStanding", "BoardView", "LeaderboardReader", "ModelDetail"]
 
 LATENCY_TTL_SECONDS = 60
 EXAMPLES_CACHE = 1024
@@ -73,7 +73,7 @@ class BoardView:
 
 
 @dataclass(frozen=True)
-class Standing:
+class BoardStanding:
     """A model's row on one board, with the board's size and anchor."""
 
     board: str
@@ -92,7 +92,7 @@ class ModelDetail:
     """Everything on a model page."""
 
     info: ModelInfo
-    standings: list[Standing]
+    standings: list[BoardStanding]
     opponents: list[tuple[str, Record]]
     cells: dict[tuple[str, str], Record]
     timing: TimingDetail
@@ -279,7 +279,7 @@ class LeaderboardReader:
             boards = self.snapshots.boards(conn, info.modality, keys)
             overall = boards.get("overall")
             standings = [
-                Standing(
+                BoardStanding(
                     key,
                     board_label(self.taxonomy, key),
                     entry,

@@ -13,7 +13,7 @@ import numpy as np
 from sqlalchemy import Connection, select
 
 from arena.db.tables import LatencySample
-from arena.latency import WINDOW, LatencyStats, summarize
+from arena.latency import WINDOW, LatencyStats, summarize_latency
 from arena.leaderboard.store import aware
 
 __all__ = ["DailyTiming", "TimingDetail", "timing_detail"]
@@ -62,7 +62,7 @@ def timing_detail(conn: Connection, slug: str, now: datetime) -> TimingDetail:
     ok = [(aware(t), float(s)) for t, status, s in rows if status == "ok" and s is not None]
     failed = [aware(t) for t, status, s in rows if not (status == "ok" and s is not None)]
     seconds = [s for _t, s in ok]
-    stats = summarize(slug, seconds, len(failed))
+    stats = summarize_latency(slug, seconds, len(failed))
     histogram: list[tuple[float, float, int]] = []
     if seconds:
         counts, edges = np.histogram(np.asarray(seconds), bins=BINS)

@@ -26,12 +26,13 @@ from scipy.sparse.csgraph import connected_components
 from arena.voting.record import CountedVote
 from ratings import DEFAULT_ANCHOR_RATING, RatingsError, Votes, compute_board, count_pairs
 from ratings.graph import MINUS_INF, PLUS_INF, limit_states
+from ratings.record import Record
 
 __all__ = [
     "MIN_COUNTED_VOTES",
-    "Agreement",
     "PersonalBoard",
     "PersonalRow",
+    "PublicAgreement",
     "Unplaced",
     "agreement",
     "personal_board",
@@ -39,16 +40,6 @@ __all__ = [
 
 #: Counted votes of one modality before the personal board of that modality is fitted.
 MIN_COUNTED_VOTES = 20
-
-
-@dataclass(frozen=True)
-class Record:
-    """A model's counted votes of the session: all of them, and how they went."""
-
-    votes: int
-    wins: int
-    losses: int
-    ties: int
 
 
 @dataclass(frozen=True)
@@ -92,7 +83,7 @@ class PersonalBoard:
 
 
 @dataclass(frozen=True)
-class Agreement:
+class PublicAgreement:
     """Decisive counted votes between two models on the public board with different public ratings, and how
     many of them picked the model the public board rates higher."""
 
@@ -117,7 +108,7 @@ def _records(votes: Sequence[CountedVote]) -> dict[str, Record]:
                 t[2] += 1
             else:
                 t[3] += 1
-    return {m: Record(*t) for m, t in tally.items()}
+    return {m: Record(wins, losses, ties) for m, (_, wins, losses, ties) in tally.items()}
 
 
 def _placed_part(
@@ -263,7 +254,7 @@ def personal_board(
     )
 
 
-def agreement(votes: Sequence[CountedVote], public: Mapping[str, float]) -> Agreement:
+def agreement(votes: Sequence[CountedVote], public: Mapping[str, float]) -> PublicAgreement:
     """How often the decisive votes picked the model the public board rates higher (pairs with both models on
     the public board at different ratings; ties and other pairs are left out)."""
     agreed = decisive = 0
@@ -276,4 +267,4 @@ def agreement(votes: Sequence[CountedVote], public: Mapping[str, float]) -> Agre
         decisive += 1
         favourite = "model_a" if ra > rb else "model_b"
         agreed += v.winner == favourite
-    return Agreement(agreed=agreed, decisive=decisive)
+    return PublicAgreement(agreed=agreed, decisive=decisive)

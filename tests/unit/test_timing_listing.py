@@ -3,7 +3,7 @@ that the leaderboard row says "collecting" and the time is absent from the row, 
 
 from datetime import UTC, datetime
 
-from arena.latency import summarize
+from arena.latency import summarize_latency
 from arena.leaderboard.store import BoardEntry, ModelInfo, PublishedBoard
 from arena.leaderboard.table import build_rows
 from arena.web.lb_rows import row_texts
@@ -27,8 +27,8 @@ def _models():
 
 
 LATENCY = {
-    "veteran": summarize("veteran", [2.0 + i / 10 for i in range(12)], 0),
-    "newcomer": summarize("newcomer", [5.0, 6.0, 7.0], 1),
+    "veteran": summarize_latency("veteran", [2.0 + i / 10 for i in range(12)], 0),
+    "newcomer": summarize_latency("newcomer", [5.0, 6.0, 7.0], 1),
 }
 
 
