@@ -1,18 +1,23 @@
-"""Calibration drift: the judge's agreement with the calibration set's reference labels for each rubric text
-it scored (in the order the texts were first scored), and a flag when a rubric change lowered it."""
+"""Calibration drift, for both kinds of calibration item: the judge's agreement with the rendered set's reference
+grades for each rubric text it scored (in the order the texts were first scored, flagged when a rubric change
+lowered it), and labellers' and the judge's agreement with the anchors' reference labels per month."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
 
+from arena.db.eval_tables import CalibrationAnchor, EvalLabel
 from arena.db.tables import JudgeCalibrationScore
 from arena.judge.agreement import wilson_interval
+from arena.judge.anchors import reference_agreement
 
-__all__ = ["DriftPoint", "calibration_drift"]
+__all__ = ["DriftPoint", "anchor_drift", "calibration_drift"]
 
 
 @dataclass(frozen=True)
@@ -96,3 +101,37 @@ def calibration_drift(engine: Engine) -> list[DriftPoint]:
         )
         previous[(scenario, model)] = (rate, items)
     return points
+
+
+def anchor_drift(engine: Engine) -> dict[str, Any]:
+    """Per anchor and per (source, month): mean agreement with the reference labels and the count."""
+    with Session(engine) as s:
+        anchors = s.scalars(select(CalibrationAnchor)).all()
+        labels = s.scalars(select(EvalLabel).where(EvalLabel.anchor_id.is_not(None))).all()  # type: ignore[union-attr]
+    by_anchor = {a.id: a for a in anchors}
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    rows = []
+    for label in labels:
+        anchor = by_anchor.get(label.anchor_id)
+        if anchor is None:
+            continue
+        score = reference_agreement(anchor.reference_labels, label.labels)
+        if score is None:
+            continue
+        month = label.created_at.strftime("%Y-%m")
+        cells[(label.source, month)].append(score)
+        rows.append(
+            {
+                "anchor": anchor.name,
+                "grade": anchor.grade,
+                "labeller": label.labeller,
+                "source": label.source,
+                "month": month,
+                "agreement": score,
+            }
+        )
+    series = [
+        {"source": src, "month": month, "mean_agreement": sum(v) / len(v), "n": len(v)}
+        for (src, month), v in sorted(cells.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+    ]
+    return {"anchors": len(anchors), "series": series, "labels": rows}

@@ -13,10 +13,12 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from sqlmodel import Session, select
 
 from arena.db.eval_tables import CalibrationAnchor, EvalLabel, EvalResult, EvalRun
-from arena.evals import labels as labelling
+from arena.evals.labels import add_label
 from arena.evals.report import read_cases, report_rows
 from arena.evals.store import load_run
 from arena.evals.workflow_rubrics import available, load_rubric
+from arena.judge.anchors import make_anchor
+from arena.judge.drift import anchor_drift
 from arena.web.deps import SettingsDep
 from arena.web.operator_auth import check_form_post, csrf_token, page_gate
 
@@ -66,9 +68,7 @@ def calibration_page(request: Request, settings: SettingsDep) -> HTMLResponse:
         anchors = s.exec(
             select(CalibrationAnchor).order_by(CalibrationAnchor.workflow, CalibrationAnchor.name)
         ).all()
-    return _page(
-        request, "eval_calibration.html", {"anchors": anchors, "drift": labelling.drift_report(engine)}
-    )
+    return _page(request, "eval_calibration.html", {"anchors": anchors, "drift": anchor_drift(engine)})
 
 
 @router.get("/evals/{run_id}", response_class=HTMLResponse)
@@ -197,7 +197,7 @@ async def post_labels(
         raise HTTPException(status.HTTP_400_BAD_REQUEST, "unknown failure tag")
     if not values and not tags:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, "nothing to save: give at least one label or tag")
-    labelling.add_label(request.app.state.engine, result_id, labeller, values, tags, note, audited=True)
+    add_label(request.app.state.engine, result_id, labeller, values, tags, note, audited=True)
     return RedirectResponse(
         f"/evals/{run_id}/items/{result_id}?saved=1", status_code=status.HTTP_303_SEE_OTHER
     )
@@ -224,7 +224,7 @@ def post_anchor(
         )
     try:
         name = f"{run_id}/{result_id}"
-        labelling.make_anchor(
+        make_anchor(
             request.app.state.engine, result_id, name, grade, chosen.labels, run.workflow, actor=actor
         )
     except ValueError as exc:

@@ -155,21 +155,23 @@ def test_eval_pages_labelling_and_calibration(settings, engine, tmp_path):
 
 
 def test_the_judge_re_scores_anchors_into_the_drift_report(engine, tmp_path, fake_chat):
-    from arena.evals import labels
+    from arena.evals.labels import add_label, judge_anchors
     from arena.judge import JudgeClient, JudgeConfig
+    from arena.judge.anchors import make_anchor
+    from arena.judge.drift import anchor_drift
     from tests.fakes.chat_server import Answer
 
     _run_id, result_id = make_run(engine, tmp_path)
     reference = {"edit_intent_correctness": 5, "non_target_invariance": 5, "character_and_style_integrity": 1}
-    label_id = labels.add_label(engine, result_id, "ana", reference, [])
+    label_id = add_label(engine, result_id, "ana", reference, [])
     assert label_id
-    labels.make_anchor(engine, result_id, "anchor-1", "good", reference, "logo_editing")
+    make_anchor(engine, result_id, "anchor-1", "good", reference, "logo_editing")
     fake_chat.default = Answer.json({"score": 5, "reason": "exact", "failure_tags": []})
     judge = JudgeClient(JudgeConfig(base_url=fake_chat.base_url, model="fake-judge"), engine)
 
     async def go():
         try:
-            return await labels.judge_anchors(engine, judge)
+            return await judge_anchors(engine, judge)
         finally:
             await judge.aclose()
 
@@ -177,6 +179,6 @@ def test_the_judge_re_scores_anchors_into_the_drift_report(engine, tmp_path, fak
     assert row["labels"] == dict.fromkeys(reference, 5.0)
     assert row["agreement"] == pytest.approx(2 / 3)
     assert len(fake_chat.calls) == 3 and all(len(c.image_urls) == 2 for c in fake_chat.calls)
-    drift = labels.drift_report(engine)
+    drift = anchor_drift(engine)
     assert {s["source"] for s in drift["series"]} == {"judge"}  # ana's labels predate the anchor
     assert drift["series"][0]["mean_agreement"] == pytest.approx(2 / 3)

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image
-from skimage.metrics import structural_similarity
 
 from arena.evals.scores import Grader, Sample, Score
 
@@ -71,6 +70,10 @@ def tile_ssim(
     """Mean SSIM per `tile` x `tile` block, computed separately over the block's pixels inside the editable area
     and over its pixels outside the margin-dilated area (a part counts when it covers a quarter of the block),
     so a narrow spill just past the region's edge is measured, not dropped with the straddling tile."""
+    from skimage.metrics import (
+        structural_similarity,
+    )  # scikit-image loads slowly; only a preservation run needs it
+
     _, full = structural_similarity(before, after, channel_axis=2, data_range=255.0, full=True)
     ssim = full.mean(axis=2)
     h, w = ssim.shape
