@@ -17,7 +17,7 @@ from arena.judge.types import JudgeImage, JudgeRequest, JudgeResult
 
 T = TypeVar("T")
 
-__all__ = ["Judge", "PairJudgement", "closing", "judge_pair", "pairwise_request", "rubric_cache_version"]
+__all__ = ["Judge", "PairJudgement", "closing", "judge_pair", "pairwise_request"]
 
 
 class Judge(Protocol):
@@ -37,12 +37,6 @@ async def closing(judge: Judge, work: Awaitable[T]) -> T:
         await judge.aclose()
 
 
-def rubric_cache_version(rubric: Rubric) -> str:
-    """The version the client caches under: the rubric's version and its text digest, so an edited text
-    whose version was not bumped still misses the cache."""
-    return f"{rubric.version}+{rubric.digest}"
-
-
 def pairwise_request(
     rubric: Rubric, prompt: str, left: bytes, right: bytes, reference: bytes | None = None
 ) -> JudgeRequest:
@@ -54,7 +48,7 @@ def pairwise_request(
     what = "Edit instruction" if reference is not None else "Prompt"
     return JudgeRequest(
         rubric_id=f"{rubric.scenario}.pairwise",
-        rubric_version=rubric_cache_version(rubric),
+        rubric_version=rubric.cache_version,
         system_prompt=rubric.system_text(pairwise=True),
         user_text=f"{what}:\n{prompt}\n\nWhich image is better for this {what.lower()}: left, right, or tie?",
         schema_name="pairwise_verdict",

@@ -110,6 +110,12 @@ class Rubric:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
+    def cache_version(self) -> str:
+        """The version the judge client caches under: the version and the text digest, so an edited text
+        whose version was not bumped still misses the cache."""
+        return f"{self.version}+{self.digest}"
+
+    @property
     def label(self) -> str:
         """`scenario@version`, what reports print."""
         return f"{self.scenario}@{self.version}"

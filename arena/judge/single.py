@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena.judge.scenario_rubrics import SAFETY, Rubric
+from arena.judge.scenario_rubrics import SAFETY, Rubric, single_schema
+from arena.judge.types import JudgeImage, JudgeRequest
 
 __all__ = [
     "AnswerError",
@@ -107,18 +108,14 @@ def read_pairwise(data: Any) -> tuple[str, str]:
     return data["preferred"], data["reason"]
 
 
-def single_request(rubric: Rubric, prompt: str, image: bytes, reference: bytes | None = None) -> Any:
+def single_request(rubric: Rubric, prompt: str, image: bytes, reference: bytes | None = None) -> JudgeRequest:
     """One single-output question: the prompt (or edit instruction), the reference for edits, the output."""
-    from arena.judge.pairwise import rubric_cache_version
-    from arena.judge.scenario_rubrics import single_schema
-    from arena.judge.types import JudgeImage, JudgeRequest
-
     images = [JudgeImage(reference, "Reference image (before the edit):")] if reference is not None else []
     images.append(JudgeImage(image, "Image to grade:"))
     what = "Edit instruction" if reference is not None else "Prompt"
     return JudgeRequest(
         rubric_id=f"{rubric.scenario}.single",
-        rubric_version=rubric_cache_version(rubric),
+        rubric_version=rubric.cache_version,
         system_prompt=rubric.system_text(pairwise=False),
         user_text=f"{what}:\n{prompt}\n\nGrade the image under the rubric.",
         schema_name="single_score",
