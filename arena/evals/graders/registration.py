@@ -13,8 +13,8 @@ from arena.evals.scores import Grader, Kind
 
 CONTEXT = ("judge", "workflow", "judge_samples")  # what a run can hand a factory besides the suite's options
 
-OptionCheck = Callable[[dict[str, Any]], "tuple[str, str] | None"]
-ChecksOf = Callable[[dict[str, Any], str], "list[tuple[str, Kind]]"]
+OptionCheck = Callable[[dict[str, Any]], tuple[str, str] | None]
+ChecksOf = Callable[[dict[str, Any], str], list[tuple[str, Kind]]]
 
 
 @dataclass(frozen=True)
