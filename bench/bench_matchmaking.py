@@ -26,14 +26,13 @@ from arena.matchmaking import (
     History,
     Standing,
     choose_pair,
-    expected_misorders,
     model_share_cap,
     pair_key,
-    plan_votes,
     uniform_pair,
 )
 from arena.settings import Settings
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry
+from ratings.vote_plan import expected_misorders, plan_votes
 
 TARGET_TAU = 0.9
 SHARE_FACTOR = float(

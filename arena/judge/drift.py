@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from arena.db.tables import JudgeCalibrationScore
-from arena.judge.agreement import wilson_interval
+from ratings.proportions import wilson_interval
 
 __all__ = ["DriftPoint", "calibration_drift"]
 
