@@ -264,10 +264,3 @@ def choose_pair(
         weights = np.ones(len(pairs))
     a, b = pairs[int(rng.choice(len(pairs), p=weights / weights.sum()))]
     return (a, b) if rng.random() < 0.5 else (b, a)
-
-
-def uniform_pair(candidates: Sequence[str], rng: np.random.Generator) -> tuple[str, str]:
-    """The baseline the bench compares against: two distinct models uniformly at random."""
-    models = sorted(set(candidates))
-    i, j = rng.choice(len(models), size=2, replace=False)
-    return models[int(i)], models[int(j)]
