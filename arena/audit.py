@@ -95,10 +95,9 @@ def query(
 
 def as_dict(row: AuditEntry) -> dict[str, Any]:
     """One audit row as exported (JSON lines) and served."""
-    at = row.at if row.at.tzinfo else row.at.replace(tzinfo=UTC)
     return {
         "id": row.id,
-        "at": at.isoformat(),
+        "at": row.at.isoformat(),
         "actor": row.actor,
         "source": row.source,
         "action": row.action,

@@ -28,6 +28,7 @@ from arena.db.tables import Model, Output, Prompt, ReferenceImage
 from arena.images import ImageRejected
 from arena.media import MediaStore, StoredImage
 from arena.observability import GENERATIONS
+from arena.providers import build_provider
 from arena.providers.base import DEFAULT_SEED, GenerationRequest, GenerationResult, Provider, ProviderError
 from arena.publication import looks_alike
 
@@ -306,3 +307,36 @@ class Backfill:
                 session.rollback()
                 return False
         return True
+
+
+async def _instant(_seconds: float) -> None:
+    """The sandbox's simulated latency is for timing runs, not for filling the pool."""
+
+
+async def run_backfill(
+    engine: Engine,
+    media_dir: Path,
+    jobs: list[Job],
+    models: Mapping[str, Model],
+    *,
+    concurrency: int = 4,
+    progress: Callable[[BackfillReport], None] | None = None,
+) -> BackfillReport:
+    """The backfill as `arena generate` and the scheduler's job run it: each planned model's provider (sandbox
+    models without their simulated wait), temp files of a killed run removed, `concurrency` calls per model,
+    and every provider closed at the end. ValueError when a model's params are invalid."""
+    providers: dict[str, Provider] = {}
+    try:
+        for slug in sorted({j.model_slug for j in jobs}):
+            model = models[slug]
+            sleep = _instant if model.adapter == "sandbox" else None
+            providers[slug] = build_provider(model.adapter, model.params, slug=slug, sleep=sleep)
+        store = MediaStore(media_dir)
+        store.clean_temp()  # what a killed run left behind
+        backfill = Backfill(
+            engine, store, providers, concurrency={s: concurrency for s in providers}, progress=progress
+        )
+        return await backfill.run(jobs)
+    finally:
+        for provider in providers.values():
+            await provider.aclose()

@@ -29,13 +29,6 @@ _JOBS = SchedulerJob.__table__  # type: ignore[attr-defined]
 _LEASES = SchedulerLease.__table__  # type: ignore[attr-defined]
 
 
-def as_utc(moment: datetime | None) -> datetime | None:
-    """A stored time as aware UTC (SQLite hands back naive datetimes; every stored time is UTC)."""
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 @dataclass(frozen=True)
 class RunView:
     """One job run as operators see it."""
@@ -99,8 +92,8 @@ def _view(row: Any) -> RunView:
     return RunView(
         id=m["id"],
         job=m["job"],
-        started_at=as_utc(m["started_at"]),  # type: ignore[arg-type]
-        finished_at=as_utc(m["finished_at"]),
+        started_at=m["started_at"],
+        finished_at=m["finished_at"],
         outcome=m["outcome"],
         message=m["message"],
         details=dict(m["details"] or {}),
@@ -254,9 +247,7 @@ def lease_status(engine: Engine, now: datetime) -> LeaseStatus | None:
         ).first()
     if row is None:
         return None
-    expires = as_utc(row.expires_at)
-    assert expires is not None
-    return LeaseStatus(row.holder, expires, expires > now)
+    return LeaseStatus(row.holder, row.expires_at, row.expires_at > now)
 
 
 __all__ = [
@@ -266,7 +257,6 @@ __all__ = [
     "JobStatus",
     "LeaseStatus",
     "RunView",
-    "as_utc",
     "claim_queued",
     "finish_run",
     "get_run",

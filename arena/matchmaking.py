@@ -10,7 +10,8 @@ where r are the current ratings (nats) and s_ij is the standard error of r_i - r
 already cast plus the planned ones (Bradley-Terry Fisher information, full covariance, sum-to-zero). A vote
 on pair (k, l) adds p(1-p) information along e_k - e_l, so dD/dn_kl = -p_kl(1-p_kl) * sum_ij a_ij *
 ((e_i - e_j)' C (e_k - e_l))**2 with a_ij = z phi(z) / (2 s_ij**2), z = |r_i - r_j| / s_ij. The plan is found by
-exponentiated-gradient descent on the simplex (a few hundred small matrix products).
+exponentiated-gradient descent on the simplex (a few hundred small matrix products); the math is pure and lives in
+`ratings.vote_plan`.
 
 Why this and not a per-pair score: a pair's own uncertainty is a poor guide, because every vote on any pair
 also tightens the differences of all models connected to it; and pairs whose order is a coin toss (z near 0)
@@ -70,12 +71,11 @@ import math
 import statistics
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr
 
-from ratings import ELO_PER_NAT
+from ratings.vote_plan import Pair
 
 NEW_MODEL_BOOST = 3.0
 UNRATED_HALF_WIDTH = 400.0
@@ -83,15 +83,11 @@ Z95 = 1.959963984540054
 FLOOR = 1.0  # Elo**2: negligible next to any pair whose order is in doubt
 PLAN_FLOOR = 0.02  # added to every pair's planned share relative to the mean share
 NEW_RELATIVE = 1.5  # with a plan, "new" also means a half-width this many times the median one
-PLAN_STEPS = 150
-PLAN_STEP_SIZE = 0.5
 WINDOW = 200  # matchups per window of the pair cap
 WINDOW_CAP_FACTOR = 3.0  # a pair's share of a window is at most this times the uniform share
 NO_REPEAT = 5  # a session's last min(NO_REPEAT, P - 1) pairs are not served again
 FIRST_MATCHUPS = 20  # a session's first this many matchups...
 FIRST_DISTINCT = 10  # ...show at least min(P, this) distinct pairs
-
-Pair = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -121,107 +117,6 @@ def _boost(standing: Standing | None, new_half_width: float) -> float:
 def pair_key(a: str, b: str) -> Pair:
     """The unordered pair (a, b) as a sorted tuple."""
     return (a, b) if a < b else (b, a)
-
-
-@dataclass(frozen=True)
-class _Design:
-    """The rated models' pairs as arrays: indices, difference vectors, gaps (nats), p(1-p), and the Fisher
-    information of the votes already cast."""
-
-    models: list[str]
-    pi: np.ndarray
-    pj: np.ndarray
-    u: np.ndarray
-    gap: np.ndarray
-    q: np.ndarray
-    base: np.ndarray
-
-    @classmethod
-    def build(cls, ratings: Mapping[str, float], pair_votes: Mapping[Pair, float]) -> _Design:
-        models = sorted(ratings)
-        k = len(models)
-        theta = np.array([ratings[m] for m in models]) / ELO_PER_NAT
-        pi, pj = np.triu_indices(k, 1)
-        gap = np.abs(theta[pi] - theta[pj])
-        p = 1.0 / (1.0 + np.exp(-gap))
-        q = p * (1.0 - p)
-        u = np.zeros((k, len(pi)))
-        u[pi, np.arange(len(pi))] = 1.0
-        u[pj, np.arange(len(pi))] = -1.0
-        design = cls(models, pi, pj, u, gap, q, np.zeros((k, k)))
-        return replace(design, base=design.information(design.per_pair(pair_votes)))
-
-    def pairs(self) -> list[Pair]:
-        return [(self.models[i], self.models[j]) for i, j in zip(self.pi, self.pj, strict=True)]
-
-    def per_pair(self, values: Mapping[Pair, float]) -> np.ndarray:
-        """`values` as an array in pair order (0 for pairs it leaves out)."""
-        return np.array([float(values.get(pair, 0.0)) for pair in self.pairs()])
-
-    def information(self, votes: np.ndarray) -> np.ndarray:
-        """Fisher information of `votes` per pair (added to the votes already cast)."""
-        return self.base + (self.u * (votes * self.q)) @ self.u.T
-
-    def spread(self, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(covariance of the ratings, variance of each pair's difference) with `votes` more per pair."""
-        pi, pj = self.pi, self.pj
-        cov = np.linalg.pinv(self.information(votes))
-        return cov, np.maximum(cov[pi, pi] + cov[pj, pj] - 2.0 * cov[pi, pj], 1e-12)
-
-    def benefit(self, alloc: np.ndarray) -> np.ndarray:
-        """-dD/dn per pair: how much one more planned vote on each pair lowers the expected misorders D."""
-        pi, pj = self.pi, self.pj
-        cov, var = self.spread(alloc)
-        z = self.gap / np.sqrt(var)
-        a = z * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) / (2.0 * var)
-        m = cov @ self.u  # column (i, j) is C (e_i - e_j)
-        s = (m * a) @ m.T  # sum_ij a_ij ((e_i - e_j)' C (e_k - e_l))**2 = S_kk + S_ll - 2 S_kl
-        return self.q * (s[pi, pi] + s[pj, pj] - 2.0 * s[pi, pj])
-
-
-def misorder_benefit(
-    ratings: Mapping[str, float], pair_votes: Mapping[Pair, float], planned: Mapping[Pair, float]
-) -> dict[Pair, float]:
-    """How much one more vote on each pair lowers the expected number of misordered pairs, given the votes
-    cast (`pair_votes`) and planned (`planned`); ratings in Elo. Exposed for tests and the audit."""
-    design = _Design.build(ratings, pair_votes)
-    return dict(zip(design.pairs(), design.benefit(design.per_pair(planned)).tolist(), strict=True))
-
-
-def expected_misorders(ratings: Mapping[str, float], pair_votes: Mapping[Pair, float]) -> float:
-    """Expected number of pairs a Bradley-Terry fit of these votes orders wrongly, if `ratings` (Elo) are the
-    truth (normal approximation): sum over pairs of Phi(-|gap| / se of the difference)."""
-    design = _Design.build(ratings, {})
-    _, var = design.spread(design.per_pair(pair_votes))
-    return float(np.sum(ndtr(-design.gap / np.sqrt(var))))
-
-
-def plan_votes(
-    ratings: Mapping[str, float], pair_votes: Mapping[Pair, float], batch: float, *, steps: int = PLAN_STEPS
-) -> dict[Pair, float]:
-    """Shares (summing to 1) of the next `batch` votes over all pairs of the rated models, by exponentiated-
-    gradient descent of the expected misorders; see the module docstring. `ratings` are in Elo, `pair_votes`
-    counts votes already cast per `pair_key` pair."""
-    if len(ratings) < 2:
-        return {}
-    design = _Design.build(ratings, pair_votes)
-    n_pairs = len(design.pi)
-    alloc = np.full(n_pairs, batch / n_pairs)
-    for _ in range(steps):
-        benefit = design.benefit(alloc)
-        top = benefit.max()
-        if not np.isfinite(top) or top <= 0:
-            break
-        alloc = alloc * np.exp(PLAN_STEP_SIZE * benefit / top)
-        alloc *= batch / alloc.sum()
-    share = alloc / alloc.sum()
-    return dict(zip(design.pairs(), share.tolist(), strict=True))
-
-
-def eligible_models(candidates: Sequence[str], shares: Mapping[str, float], max_share: float) -> list[str]:
-    """Candidates under the share cap, or all of them when fewer than two would remain."""
-    under = [m for m in candidates if shares.get(m, 0.0) <= max_share]
-    return under if len(under) >= 2 else list(candidates)
 
 
 @dataclass(frozen=True)
@@ -369,10 +264,3 @@ def choose_pair(
         weights = np.ones(len(pairs))
     a, b = pairs[int(rng.choice(len(pairs), p=weights / weights.sum()))]
     return (a, b) if rng.random() < 0.5 else (b, a)
-
-
-def uniform_pair(candidates: Sequence[str], rng: np.random.Generator) -> tuple[str, str]:
-    """The baseline the bench compares against: two distinct models uniformly at random."""
-    models = sorted(set(candidates))
-    i, j = rng.choice(len(models), size=2, replace=False)
-    return models[int(i)], models[int(j)]

@@ -107,12 +107,6 @@ class MediaStore:
         _atomic_write(self.served_dir / f"{media_id}{SERVED_SUFFIX}", served)
         return StoredImage(media_id, sha, width, height)
 
-    def store_served(self, data: bytes) -> str:
-        """Normalize and store bytes that need no audit copy (e.g. a reference image shown to voters)."""
-        media_id = new_media_id()
-        _atomic_write(self.served_dir / f"{media_id}{SERVED_SUFFIX}", normalize_image(data))
-        return media_id
-
     def served_path(self, media_id: str) -> Path | None:
         """The file for a served id, or None for anything that is not a well-formed, existing id."""
         if not MEDIA_ID.match(media_id):

@@ -13,7 +13,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -45,12 +45,6 @@ class Identity:
     def can(self, role: str) -> bool:
         """Whether this identity has at least `role`."""
         return ROLES.index(self.role) >= ROLES.index(role)
-
-
-def _aware(moment: datetime | None) -> datetime | None:
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 def add_operator(session: Session, name: str, role: str, *, actor: str) -> str:
@@ -154,7 +148,7 @@ def open_session(session: Session, who: Identity, *, now: datetime, ttl: timedel
 def session_identity(session: Session, raw: str, *, now: datetime) -> Identity | None:
     """The identity of a live session (not expired, not signed out, operator not revoked), or None."""
     row = session.get(OperatorSession, _key(raw))
-    if row is None or row.revoked_at is not None or _aware(row.expires_at) <= now:  # type: ignore[operator]
+    if row is None or row.revoked_at is not None or row.expires_at <= now:
         return None
     if row.operator_name == BOOTSTRAP:
         return Identity(BOOTSTRAP, "admin")

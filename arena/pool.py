@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
 from sqlmodel import Session, func, select
 
 from arena import audit
@@ -26,7 +25,6 @@ from prompts_taxonomy import (
     ShingleIndex,
     Taxonomy,
     parse_prompt_lines,
-    sample_prompt,
 )
 
 MAX_REFERENCE_BYTES = 20 * 1024 * 1024
@@ -254,21 +252,3 @@ def coverage(session: Session, taxonomy: Taxonomy, modality: str | None = None) 
         for mod in modalities
         for u, c in taxonomy.cells()
     ]
-
-
-def active_pool(session: Session, modality: str) -> dict[tuple[str, str], list[str]]:
-    """Active prompt ids grouped by (use case, capability) cell, ids sorted for reproducible sampling."""
-    pool: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for prompt_id, use_case, capability in session.exec(
-        select(Prompt.id, Prompt.use_case, Prompt.capability)
-        .where(Prompt.modality == modality, Prompt.status == "active")
-        .order_by(Prompt.id)
-    ).all():
-        pool[(use_case, capability)].append(prompt_id)
-    return dict(pool)
-
-
-def sample_active_prompt(session: Session, modality: str, rng: np.random.Generator) -> str:
-    """An active prompt id: a cell uniformly among non-empty cells, then a prompt uniformly within it."""
-    _, prompt_id = sample_prompt(active_pool(session, modality), rng)
-    return prompt_id

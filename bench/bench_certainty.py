@@ -50,6 +50,7 @@ from ratings.intervals import (
     pairwise_above_normal_simultaneous,
     vote_level_covariance,
 )
+from ratings.proportions import wilson_interval
 from ratings.simulate import marginal_strengths, outcomes_with_effects
 
 N_PROMPTS = 360
@@ -149,15 +150,6 @@ class Best:
     best: list[np.ndarray] = field(default_factory=list)
 
 
-def wilson(k: int, n: int) -> tuple[float, float]:
-    if n == 0:
-        return float("nan"), float("nan")
-    p, z = k / n, 1.959963984540054
-    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return mid - half, mid + half
-
-
 def reliability(reported: np.ndarray, best: np.ndarray, name: str) -> None:
     print(f"\n{name}\n")
     print("| reported P(best) | models | mean reported % | truly best % | 95% interval | gap (points) |")
@@ -170,7 +162,7 @@ def reliability(reported: np.ndarray, best: np.ndarray, name: str) -> None:
             continue
         k = int(best[sel].sum())
         r, o = 100 * reported[sel].mean(), 100 * k / n
-        w = wilson(k, n)
+        w = wilson_interval(k, n)
         print(
             f"| {lo:.2f}-{min(hi, 1):.2f} | {n} | {r:.1f} | {o:.1f} | {100 * w[0]:.1f}-{100 * w[1]:.1f} | "
             f"{o - r:+.1f} |"
@@ -323,7 +315,7 @@ def main() -> None:
                 if g is None or b % len(SIZES) == g
             ]
             k = int(sum(t for _, t in picks))
-            w = wilson(k, len(picks))
+            w = wilson_interval(k, len(picks))
             print(
                 f"| {label}: {name} | {len(picks)} | {100 * np.mean([p for p, _ in picks]):.1f} | "
                 f"{100 * k / len(picks):.1f} | {100 * w[0]:.1f}-{100 * w[1]:.1f} |"

@@ -1,5 +1,5 @@
 """Do the judge report's intervals cover the truth? Simulated human votes and simulated judges of known accuracy
-and bias (`arena.judge.simulate`), 100 seeds each: agreement with the human majority (all matchups and decisive
+and bias (`tests.support.judge_sim`), 100 seeds each: agreement with the human majority (all matchups and decisive
 ones), Cohen's kappa and the kappa with A/B-symmetrised marginals, the position-bias rate and the Kendall /
 Spearman correlation of the judge board with the human board, each checked against its exact population value.
 Prints the coverage of the nominal 95% intervals. Not a test.
@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from arena.judge.simulate import SimJudge, known_values, make_truth, simulate_once
+from tests.support.judge_sim import SimJudge, known_values, make_truth, simulate_once
 
 JUDGES = (
     SimJudge("fair, sharp", scale=2.0),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -26,19 +27,24 @@ from arena.matchmaking import (
     History,
     Standing,
     choose_pair,
-    expected_misorders,
     model_share_cap,
     pair_key,
-    plan_votes,
-    uniform_pair,
 )
 from arena.settings import Settings
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry
+from ratings.vote_plan import expected_misorders, plan_votes
 
 TARGET_TAU = 0.9
 SHARE_FACTOR = float(
     Settings.model_fields["model_share_factor"].default
 )  # ARENA_MODEL_SHARE_FACTOR's default
+
+
+def uniform_pair(candidates: Sequence[str], rng: np.random.Generator) -> tuple[str, str]:
+    """The baseline: two distinct models uniformly at random."""
+    models = sorted(set(candidates))
+    i, j = rng.choice(len(models), size=2, replace=False)
+    return models[int(i)], models[int(j)]
 
 
 def _standings(models, a, b, outcome) -> dict[str, Standing]:

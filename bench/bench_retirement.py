@@ -1,6 +1,6 @@
 """Retirement error rates under the arena's own matchmaking: the old binomial rule against the slope rule.
 
-For each spread (sd of 20 true Elo ratings, as bench_matchmaking's spreads) and seed, `arena.retirement_sim`
+For each spread (sd of 20 true Elo ratings, as bench_matchmaking's spreads) and seed, `tests.support.retirement_sim`
 runs the real matchmaker for 10,000 votes of history plus a month of 5,000 (board-like voters, 10% ties),
 fits the board from them, then deals the month's served pairs to simulated prompts of slope beta in
 {1 (like the board), 0.5, 0 (chance)} with 20 / 50 / 100 / 200 votes each in the month, and judges every prompt
@@ -20,9 +20,9 @@ import time
 import numpy as np
 from scipy import stats
 
-from arena.retirement_sim import Rule, serve_month, simulate, true_strengths
 from prompts_taxonomy.retirement import DEFAULT_BETA_MAX, DEFAULT_CONFIDENCE, DEFAULT_MIN_DECISIVE
 from ratings import ELO_PER_NAT
+from tests.support.retirement_sim import Rule, serve_month, simulate, true_strengths
 
 RULES = {
     "binomial (old defaults: alpha 0.10, >= 100 decisive)": Rule.binomial(),

@@ -4,7 +4,9 @@ Votes in (:class:`Votes`, or a battles file via :func:`parse_battles`), boards o
 (:func:`compute_board`, :func:`compute_all_boards`). The pieces are usable on their own: pair
 counting (:func:`count_pairs`), the fit (:func:`fit_bradley_terry`), the scale (:func:`to_elo`),
 anchor-free intervals and pairwise ranks (:mod:`ratings.intervals`), cell weighting, cohorts,
-win-rate tables and a seeded simulator.
+win-rate tables and a seeded simulator. Beside the boards: the Wilson interval (:mod:`ratings.proportions`),
+judge-versus-people agreement (:mod:`ratings.agreement`, :mod:`ratings.rank_correlation`) and the matchmaking
+vote plan's math (:mod:`ratings.vote_plan`).
 """
 
 from ratings.aggregate import BoardRows, VoteRows

@@ -235,9 +235,3 @@ class Votes:
             modality=pick(self.modality),
             cluster=pick(self.cluster),
         )
-
-    def for_modality(self, modality: str) -> Votes:
-        """The votes of one modality (votes without a modality tag are dropped)."""
-        if self.modality is None:
-            return self.select(np.zeros(len(self), dtype=bool))
-        return self.select(self.modality == modality)

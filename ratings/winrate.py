@@ -7,11 +7,13 @@ as half a win), so ``P(i beats j) + P(j beats i) = 1``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ratings.pairs import PairCounts
+from ratings.scale import ELO_PER_NAT
 
 __all__ = ["WinRates", "expected_win_matrix", "expected_win_probability", "win_rate_matrix"]
 
@@ -71,6 +73,11 @@ def expected_win_probability(rating_i: float | np.ndarray, rating_j: float | np.
     """``P(i beats j) = 1 / (1 + 10 ** ((R_j - R_i) / 400))`` (broadcasts)."""
     diff = (np.asarray(rating_j, dtype=np.float64) - np.asarray(rating_i, dtype=np.float64)) / 400.0
     return 1.0 / (1.0 + np.power(10.0, np.clip(diff, -300.0, 300.0)))
+
+
+def expected_win(rating_a: float, rating_b: float) -> float:
+    """Bradley-Terry probability that `a` beats `b` (a tie counting half) from two Elo-like ratings."""
+    return 1.0 / (1.0 + math.exp(-(rating_a - rating_b) / ELO_PER_NAT))
 
 
 def expected_win_matrix(ratings: np.ndarray) -> np.ndarray:

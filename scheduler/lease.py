@@ -16,7 +16,7 @@ from sqlalchemy import Engine, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.db.tables import SchedulerLease
-from arena.jobruns import LEASE_NAME, as_utc
+from arena.jobruns import LEASE_NAME
 
 _LEASES = SchedulerLease.__table__  # type: ignore[attr-defined]
 
@@ -58,8 +58,7 @@ def holds_lease(engine: Engine, holder: str, now: datetime, *, name: str = LEASE
         ).first()
     if row is None:
         return False
-    expires = as_utc(row.expires_at)
-    return row.holder == holder and expires is not None and expires > now
+    return row.holder == holder and row.expires_at > now
 
 
 def release_lease(engine: Engine, holder: str, *, name: str = LEASE_NAME) -> bool:

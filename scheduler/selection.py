@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, func, select
 
 from arena.db.tables import LatencySample, TimingPrompt
-from arena.jobruns import as_utc
 from arena.latency import WINDOW
 
 _SAMPLES = LatencySample.__table__  # type: ignore[attr-defined]
@@ -58,7 +57,7 @@ def recent_uses(
             .group_by(_SAMPLES.c.model_slug, _SAMPLES.c.timing_prompt_id)
         ).all()
     for slug, prompt_id, last in rows:
-        uses[slug][prompt_id] = as_utc(last)  # type: ignore[assignment]
+        uses[slug][prompt_id] = last
     return uses
 
 

@@ -8,17 +8,13 @@ import asyncio
 import importlib
 from typing import Any
 
-import httpx
 from sqlmodel import Session, select
 
 from arena.db.tables import Model
-from arena.generation import Backfill, BackfillReport, plan_jobs
-from arena.generation import Job as BackfillJob
-from arena.media import MediaStore
-from arena.providers import Provider
+from arena.generation import plan_jobs, run_backfill
 from arena.snapshots import take_snapshot
 from scheduler.context import JobContext, JobFunction, Outcome, Progress, until_stopped
-from scheduler.timing import open_provider, run_timing
+from scheduler.timing import run_timing
 
 
 def timing_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
@@ -68,36 +64,14 @@ def backfill_job(ctx: JobContext, params: dict[str, Any], progress: Progress) ->
         models = {m.slug: m for m in session.exec(select(Model)).all()}
     if not jobs:
         return Outcome("ok", "nothing to generate")
-    report = asyncio.run(until_stopped(_backfill(ctx, jobs, models), ctx.stopping))
+    report = asyncio.run(
+        until_stopped(run_backfill(ctx.engine, ctx.settings.media_dir, jobs, models), ctx.stopping)
+    )
     details = {"planned": report.planned, "generated": report.generated, "failed": report.failed}
     message = (
         f"generated {report.generated}, failed {report.failed}, skipped {report.skipped} of {report.planned}"
     )
     return Outcome("ok", message, details)
-
-
-async def _instant(_seconds: float) -> None:
-    """The sandbox's simulated latency is for timing runs, not for filling the pool."""
-
-
-async def _backfill(ctx: JobContext, jobs: list[BackfillJob], models: dict[str, Model]) -> BackfillReport:
-    providers: dict[str, Provider] = {}
-    clients: list[httpx.AsyncClient] = []
-    try:
-        for slug in sorted({j.model_slug for j in jobs}):
-            model = models[slug]
-            provider, client = await open_provider(model, _instant if model.adapter == "sandbox" else None)
-            providers[slug] = provider
-            if client is not None:
-                clients.append(client)
-        store = MediaStore(ctx.settings.media_dir)
-        store.clean_temp()
-        return await Backfill(ctx.engine, store, providers).run(jobs)
-    finally:
-        for provider in providers.values():
-            await provider.aclose()
-        for client in clients:
-            await client.aclose()
 
 
 def retirement_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:

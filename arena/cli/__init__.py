@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from sqlalchemy.exc import OperationalError
 
-from arena import __version__
+from arena import __version__, ratings_cli
 from arena.cli import (
     demo,
     evals,
@@ -20,7 +20,6 @@ from arena.cli import (
     outputs,
     prompt_ops,
     prompts,
-    ratings,
     simulate,
     snapshot,
     votes,
@@ -49,8 +48,8 @@ prompts.app.command("restore")(prompt_ops.restore_command)
 app.add_typer(operators.app, name="operators")
 app.add_typer(operators.audit_app, name="audit")
 app.add_typer(models.app, name="models")
-ratings.app.command("snapshot")(snapshot.snapshot_command)
-app.add_typer(ratings.app, name="ratings")
+ratings_cli.app.command("snapshot")(snapshot.snapshot_command)
+app.add_typer(ratings_cli.app, name="ratings")
 app.add_typer(votes.app, name="votes")
 app.command("generate")(generate.generate)
 app.command("simulate")(simulate.simulate_command)

@@ -13,13 +13,7 @@ from sqlmodel import select
 
 from arena.cli.common import database_session, engine_for, fail, load_settings, print_json
 from arena.db.tables import Model, Output
-from arena.generation import Backfill, BackfillReport, plan_jobs
-from arena.media import MediaStore
-from arena.providers import build_provider
-
-
-async def _instant(_seconds: float) -> None:
-    """The sandbox's simulated latency is for timing runs; the backfill does not wait for it."""
+from arena.generation import BackfillReport, plan_jobs, run_backfill
 
 
 def _progress_printer(total: int) -> Callable[[BackfillReport], None]:
@@ -87,31 +81,18 @@ def generate(
     slugs = sorted({j.model_slug for j in jobs})
     by_slug = {m.slug: m for m in models}
     typer.echo(f"generating {len(jobs)} output(s) for {len(slugs)} model(s)", err=True)
-
-    async def run() -> BackfillReport:
-        providers = {}
-        try:
-            for slug in slugs:
-                m = by_slug[slug]
-                sleep = _instant if m.adapter == "sandbox" else None
-                providers[slug] = build_provider(m.adapter, m.params, slug=slug, sleep=sleep)
-            with engine_for(settings) as engine:
-                store = MediaStore(settings.media_dir)
-                store.clean_temp()  # what a killed run left behind
-                backfill = Backfill(
+    try:
+        with engine_for(settings) as engine:
+            report = asyncio.run(
+                run_backfill(
                     engine,
-                    store,
-                    providers,
-                    concurrency={s: concurrency for s in slugs},
+                    settings.media_dir,
+                    jobs,
+                    by_slug,
+                    concurrency=concurrency,
                     progress=_progress_printer(len(jobs)),
                 )
-                return await backfill.run(jobs)
-        finally:
-            for provider in providers.values():
-                await provider.aclose()
-
-    try:
-        report = asyncio.run(run())
+            )
     except ValueError as exc:
         fail(str(exc))
     except OSError as exc:

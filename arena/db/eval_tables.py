@@ -6,14 +6,14 @@ every table; migration 0008 creates them.
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from arena.db.tables import utcnow
+from arena.db.types import UtcDateTime, utcnow
 
 
 def _now_column() -> Column:
-    return Column(DateTime(timezone=True), nullable=False)
+    return Column(UtcDateTime(), nullable=False)
 
 
 class JudgeCacheEntry(SQLModel, table=True):
@@ -52,7 +52,7 @@ class EvalRun(SQLModel, table=True):
     exit_code: int | None = None
     summary: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     started_at: datetime = Field(default_factory=utcnow, sa_column=_now_column())
-    finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    finished_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
 
 
 class EvalResult(SQLModel, table=True):

@@ -4,7 +4,6 @@ Wilson 95% interval; and its rank correlation (Kendall, Spearman) with the human
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from arena.evals.graders.ocr import ocr_exact_text
 from arena.evals.scores import Sample
 from arena.evals.textmatch import quoted_lines
 from arena.media import MediaStore
+from ratings.proportions import wilson_interval
 
 GRADERS = ("ocr_exact_text",)
 TEXT_CAPABILITY = "text_rendering"
@@ -42,13 +42,7 @@ class Accuracy:
     @property
     def interval(self) -> tuple[float, float]:
         """Wilson score interval (95%): well-behaved at 0% and 100% and for small n."""
-        if not self.n:
-            return 0.0, 1.0
-        z = 1.959963984540054
-        p, n = self.rate, self.n
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson_interval(self.passed, self.n) if self.n else (0.0, 1.0)
 
     def text(self) -> str:
         """ "83% (70-91%, n=24)"."""

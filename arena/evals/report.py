@@ -78,11 +78,6 @@ def render_template(name: str, **context: Any) -> str:
     return env.get_template(name).render(**context)
 
 
-def all_tags(rows: list[dict[str, Any]]) -> list[str]:
-    """Every failure tag that appears in a run, sorted (for the filter)."""
-    return sorted({t for row in rows for t in row["tags"]})
-
-
 def write_junit(run: EvalRun, items: list[tuple[EvalResult, list[EvalScore]]], path: Path) -> None:
     """JUnit XML: a test suite per model run, a test case per (case, sample); a failed verdict is a <failure>,
     an unscored one is <skipped> with the reason, and each breached pass-rate threshold is a failed test."""

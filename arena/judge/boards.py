@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.judge.agreement import RankCorrelation, rank_correlation
 from ratings import Board, RatingsError, Votes, bootstrap_board, compute_board, fit_bradley_terry
 from ratings.aggregate import aggregate_votes, board_rows
 from ratings.pairs import pair_counts
+from ratings.rank_correlation import RankCorrelation, rank_correlation
 from ratings.votes import factorize
 
 __all__ = ["HumanBoard", "JudgeBoardResult", "fit_judge_board"]

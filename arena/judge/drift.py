@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 
 from arena.db.eval_tables import CalibrationAnchor, EvalLabel
 from arena.db.tables import JudgeCalibrationScore
-from arena.judge.agreement import wilson_interval
 from arena.judge.anchors import reference_agreement
+from ratings.proportions import wilson_interval
 
 __all__ = ["DriftPoint", "anchor_drift", "calibration_drift"]
 

@@ -1,6 +1,6 @@
 """`arena judge check`: the CI gate. A held-out labelled set (JSON lines: a prompt, two images, the people's
 label) is judged in both orders; the gate fails when agreement or the kappa with A/B-symmetrised marginals (see
-`arena.judge.agreement.Agreement`; which image a file calls "a" is the file author's choice, so the gate must not
+`ratings.agreement.Agreement`; which image a file calls "a" is the file author's choice, so the gate must not
 depend on it) falls below its threshold. Cohen's kappa is reported beside it.
 
     {"id": "sign-01", "modality": "text_to_image", "use_case": "marketing_advertising",
@@ -24,10 +24,11 @@ import numpy as np
 
 from arena.images import ImageRejected
 from arena.inside import OutsideFolder, inside
-from arena.judge.agreement import Agreement, measure_agreement, wilson_interval
 from arena.judge.pairwise import Judge, closing, judge_pair
 from arena.judge.scenario_rubrics import Rubric, RubricError, rubric_for
 from arena.media import normalize_image
+from ratings.agreement import Agreement, measure_agreement
+from ratings.proportions import wilson_interval
 
 __all__ = ["CheckResult", "LabelledItem", "LabelsError", "check_labelled", "read_labels"]
 

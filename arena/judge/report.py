@@ -13,11 +13,12 @@ import numpy as np
 from sqlalchemy import Engine, select
 
 from arena.db.tables import JudgeRun, JudgeVerdict, Output, Prompt, RatingSnapshot
-from arena.judge.agreement import measure_agreement, wilson_interval
 from arena.judge.boards import HumanBoard, fit_judge_board
 from arena.judge.ceiling import human_ceiling
 from arena.judge.drift import calibration_drift
 from arena.judge.orders import TIE
+from ratings.agreement import measure_agreement
+from ratings.proportions import wilson_interval
 
 __all__ = ["ReportError", "build_report", "latest_run_id"]
 

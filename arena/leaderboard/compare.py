@@ -7,7 +7,6 @@ Read from the same vote set as the published board (:class:`~arena.leaderboard.p
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -17,9 +16,10 @@ from arena.leaderboard.examples import Example, example_matchups
 from arena.leaderboard.published import VoteSet
 from arena.leaderboard.store import BoardEntry, PublishedBoard
 from arena.leaderboard.tallies import Record
-from ratings import ELO_PER_NAT, normal_quantile
+from ratings.proportions import wilson_interval
+from ratings.winrate import expected_win
 
-__all__ = ["HeadToHead", "expected_win", "head_to_head", "wilson_interval"]
+__all__ = ["HeadToHead", "head_to_head"]
 
 
 @dataclass(frozen=True)
@@ -38,23 +38,6 @@ class HeadToHead:
     wins_a: list[Example]  # matchups a won against b
     wins_b: list[Example]  # matchups b won against a
     level: float
-
-
-def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float] | None:
-    """Wilson score interval of a proportion (successes may be fractional: a tie is half a win)."""
-    if n <= 0:
-        return None
-    z = normal_quantile(level)
-    p = successes / n
-    denom = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, mid - half), min(1.0, mid + half)
-
-
-def expected_win(rating_a: float, rating_b: float) -> float:
-    """Bradley-Terry probability that `a` beats `b` (a tie counting half) from two Elo-like ratings."""
-    return 1.0 / (1.0 + math.exp(-(rating_a - rating_b) / ELO_PER_NAT))
 
 
 def _pair_records(conn: Connection, votes: VoteSet, a: str, b: str) -> dict[tuple[str, str], Record]:
@@ -111,7 +94,9 @@ def head_to_head(conn: Connection, overall: PublishedBoard, a: str, b: str, exam
         a=a,
         b=b,
         record=total,
-        interval=wilson_interval(total.wins + total.ties / 2, total.votes, level),
+        interval=wilson_interval(total.wins + total.ties / 2, total.votes, level)
+        if total.votes > 0
+        else None,
         expected=expected,
         entry_a=entry_a,
         entry_b=entry_b,

@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from arena.db.tables import RatingSnapshot
-from arena.leaderboard.store import aware
 
 __all__ = ["BoardHistory", "Change", "HistoryPoint", "board_history"]
 
@@ -92,7 +91,7 @@ def board_history(conn: Connection, modality: str, board: str) -> BoardHistory:
     history = BoardHistory()
     previous = None
     for record in records:
-        when = aware(record.created_at)
+        when = record.created_at
         history.times.append(when)
         history.changes.extend(Change(when, what) for what in _changes(previous, record))
         for row in record.rows or []:

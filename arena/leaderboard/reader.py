@@ -66,11 +66,6 @@ class BoardView:
     )
     problem: str | None = None  # why a combined board could not be fitted
 
-    def slice_rating(self, key: str, model: str) -> BoardEntry | None:
-        """`model`'s row on slice board `key`, if it has one (heat map cells)."""
-        board = self.boards.get(key)
-        return board.entry(model) if board else None
-
 
 @dataclass(frozen=True)
 class BoardStanding:

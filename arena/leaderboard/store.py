@@ -10,7 +10,7 @@ import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, func, select
@@ -23,16 +23,10 @@ __all__ = [
     "ModelInfo",
     "PublishedBoard",
     "SnapshotCache",
-    "aware",
     "board_keys",
     "board_label",
     "load_models",
 ]
-
-
-def aware(value: datetime) -> datetime:
-    """SQLite returns naive datetimes; every stored time is UTC."""
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _number(value: Any) -> float | None:
@@ -187,7 +181,7 @@ def _board(record: Any) -> PublishedBoard:
         id=record.id,
         modality=record.modality,
         board=record.board,
-        created_at=aware(record.created_at),
+        created_at=record.created_at,
         vote_count=record.vote_count,
         filter_version=record.filter_version,
         methodology_version=record.methodology_version,

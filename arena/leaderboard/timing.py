@@ -13,8 +13,8 @@ import numpy as np
 from sqlalchemy import Connection, select
 
 from arena.db.tables import LatencySample
+from arena.db.types import as_utc
 from arena.latency import WINDOW, LatencyStats, summarize_latency
-from arena.leaderboard.store import aware
 
 __all__ = ["DailyTiming", "TimingDetail", "timing_detail"]
 
@@ -51,7 +51,7 @@ class TimingDetail:
 
 def timing_detail(conn: Connection, slug: str, now: datetime) -> TimingDetail:
     """Statistics of `slug`'s timing samples in (now - 14 days, now]."""
-    now = aware(now)
+    now = as_utc(now)
     rows = conn.execute(
         select(LatencySample.started_at, LatencySample.status, LatencySample.seconds).where(
             LatencySample.model_slug == slug,
@@ -59,8 +59,8 @@ def timing_detail(conn: Connection, slug: str, now: datetime) -> TimingDetail:
             LatencySample.started_at <= now,
         )
     ).all()
-    ok = [(aware(t), float(s)) for t, status, s in rows if status == "ok" and s is not None]
-    failed = [aware(t) for t, status, s in rows if not (status == "ok" and s is not None)]
+    ok = [(t, float(s)) for t, status, s in rows if status == "ok" and s is not None]
+    failed = [t for t, status, s in rows if not (status == "ok" and s is not None)]
     seconds = [s for _t, s in ok]
     stats = summarize_latency(slug, seconds, len(failed))
     histogram: list[tuple[float, float, int]] = []

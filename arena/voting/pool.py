@@ -27,8 +27,9 @@ from typing import Any, Protocol
 from sqlalchemy import Engine, func, select
 
 from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot, Vote
-from arena.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key, plan_votes
+from arena.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key
 from arena.vote_tallies import pair_outcomes, read_mark
+from ratings.vote_plan import plan_votes
 
 SHARE_WINDOW = 2000
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import Connection, and_, exists, func, select
 
@@ -139,7 +139,7 @@ def session_record(conn: Connection, session_id: str, *, limit: int, offset: int
         votes.append(
             RecordedVote(
                 id=r.id,
-                voted_at=r.voted_at if r.voted_at.tzinfo else r.voted_at.replace(tzinfo=UTC),
+                voted_at=r.voted_at,
                 modality=r.modality,
                 prompt=r.text,
                 left=left if counted_vote else None,

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import numpy as np
@@ -279,7 +279,7 @@ class ArenaService:
                     Matchup.expires_at,
                 ).where((Matchup.left_token == token) | (Matchup.right_token == token))
             ).first()
-            if row is None or row.session_id != session_id or now > _aware(row.expires_at):
+            if row is None or row.session_id != session_id or now > row.expires_at:
                 return None
             if conn.execute(select(Vote.id).where(Vote.matchup_id == row.id)).first() is not None:
                 return None  # after the vote the images are no longer served: the URL names no model later
@@ -335,7 +335,7 @@ class ArenaService:
                 raise VoteError(404, "unknown matchup")
             if m.session_id != voter.session_id:
                 raise VoteError(403, "this matchup was served to another session")
-            if now > _aware(m.expires_at):
+            if now > m.expires_at:
                 raise VoteError(410, "this matchup has expired; load a new one")
             if voter.source == "human" and not proof.check(
                 m.challenge, nonce, self.settings.pow_difficulty_bits
@@ -350,7 +350,7 @@ class ArenaService:
             signals = {
                 "honeypot": bool(honeypot),
                 "images_fetched": fetched,
-                "seconds": (now - _aware(m.served_at)).total_seconds(),
+                "seconds": (now - m.served_at).total_seconds(),
             }
             vote = {
                 "matchup_id": m.id,
@@ -479,8 +479,3 @@ def served_pairs(
     served = _MATCHUPS.c.served_at
     query = query.order_by(served.desc() if newest_first else served).limit(limit)
     return [pair_key(a, b) for a, b in conn.execute(query).all()]
-
-
-def _aware(value: datetime) -> datetime:
-    """SQLite returns naive datetimes; every stored time is UTC."""
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

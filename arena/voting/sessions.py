@@ -67,12 +67,6 @@ class VoterSessions:
         """The cookie value that `read` turns back into `session_id`."""
         return self._serializer.dumps(session_id)
 
-    def issue(self, response: Response, request: Request) -> str:
-        """Start a new session and set its cookie on `response`."""
-        session_id = self.new_id()
-        self.set_cookie(response, request, session_id)
-        return session_id
-
     @staticmethod
     def new_id() -> str:
         """A fresh random session id."""

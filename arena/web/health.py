@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import shutil
 import time
-from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +129,7 @@ def readyz(request: Request) -> Any:
             lease = conn.execute(select(SchedulerLease.holder, SchedulerLease.expires_at)).first()
         database = "ok"
         if lease is not None:
-            expires = lease.expires_at
-            expires = expires if expires.tzinfo else expires.replace(tzinfo=UTC)
-            scheduler = {"holder": lease.holder, "lease_expires_at": expires.isoformat()}
+            scheduler = {"holder": lease.holder, "lease_expires_at": lease.expires_at.isoformat()}
     except SQLAlchemyError as exc:
         database = "full" if _disk_full(exc) else "unreachable"
     storage = _storage_state(request)

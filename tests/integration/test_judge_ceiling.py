@@ -9,13 +9,13 @@ import pytest
 from sqlalchemy import insert, select
 
 from arena.db.tables import JudgeVerdict, Vote
-from arena.judge.agreement import wilson_interval
 from arena.judge.ceiling import NO_CEILING, human_ceiling
 from arena.judge.client import JudgeClient, JudgeConfig
 from arena.judge.report import build_report
 from arena.judge.run import run_matchups
 from arena.judge.scenario_rubrics import load_rubrics
 from arena.media import MediaStore
+from ratings.proportions import wilson_interval
 from tests.support.judge_world import accurate, always_left, seed_votes
 
 

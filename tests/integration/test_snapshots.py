@@ -8,12 +8,13 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.db.tables import RatingSnapshot, Vote, VoteVerdict
-from arena.matchmaking import pair_key, plan_votes
+from arena.matchmaking import pair_key
 from arena.simulation import simulate
 from arena.snapshots import FILTER_VERSION, take_snapshot
 from arena.voting.pool import PoolCache
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
+from ratings.vote_plan import plan_votes
 
 TRUTH = {"model-0": 850.0, "model-1": 1000.0, "model-2": 1100.0, "model-3": 1250.0}
 

@@ -8,18 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from arena.judge import agreement
-from arena.judge.agreement import (
-    cohen_kappa,
-    confusion_matrix,
-    measure_agreement,
-    order_bounds,
-    rank_correlation,
-    resolved_signs,
-    wilson_interval,
-)
 from arena.judge.orders import A_WINS, B_WINS, TIE, combine_orders, position_bias_rate
-from arena.judge.simulate import SimJudge, known_values, make_truth, simulate_once
+from ratings import rank_correlation as agreement
+from ratings.agreement import cohen_kappa, confusion_matrix, measure_agreement
+from ratings.proportions import wilson_interval
+from ratings.rank_correlation import order_bounds, rank_correlation, resolved_signs
+from tests.support.judge_sim import SimJudge, known_values, make_truth, simulate_once
 
 
 def test_wilson_interval_matches_the_textbook_value_for_8_of_10():

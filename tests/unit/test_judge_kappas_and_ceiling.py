@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from arena.judge.agreement import measure_agreement, wilson_interval
 from arena.judge.ceiling import voter_agreement
 from arena.judge.orders import A_WINS, B_WINS, TIE
+from ratings.agreement import measure_agreement
+from ratings.proportions import wilson_interval
 
 MIRROR = {A_WINS: B_WINS, B_WINS: A_WINS, TIE: TIE}
 

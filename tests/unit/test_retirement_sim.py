@@ -7,7 +7,7 @@ board-like prompts because the matchmaker serves close pairs."""
 import numpy as np
 import pytest
 
-from arena.retirement_sim import Rule, serve_month, simulate, true_strengths
+from tests.support.retirement_sim import Rule, serve_month, simulate, true_strengths
 
 
 @pytest.fixture(scope="module")

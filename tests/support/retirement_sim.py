@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from arena.matchmaking import History, Standing, choose_pair, model_share_cap, pair_key, plan_votes
+from arena.matchmaking import History, Standing, choose_pair, model_share_cap, pair_key
 from arena.settings import Settings
 from prompts_taxonomy.retirement import (
     BINOMIAL_ALPHA,
@@ -38,6 +38,7 @@ from prompts_taxonomy.retirement import (
     tally_favorites,
 )
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry
+from ratings.vote_plan import plan_votes
 
 TIE_RATE = 0.10
 SESSION = 20

@@ -15,9 +15,11 @@ import numpy as np
 from scipy import stats
 from scipy.special import expit
 
-from arena.judge.agreement import Agreement, RankCorrelation, measure_agreement, wilson_interval
 from arena.judge.boards import HumanBoard, fit_judge_board
 from ratings import Votes, compute_board, count_pairs, fit_bradley_terry
+from ratings.agreement import Agreement, measure_agreement
+from ratings.proportions import wilson_interval
+from ratings.rank_correlation import RankCorrelation
 
 __all__ = ["SimJudge", "Truth", "known_values", "make_truth", "simulate_once"]
 
