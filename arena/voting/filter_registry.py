@@ -57,7 +57,8 @@ class FilterRegistry:
         return f
 
     def unregister(self, name: str) -> None:
-        """Leave the filter `name` out from now on (its stored verdicts stay, under the unknown label)."""
+        """Run the filter `name` no more. Its stored verdicts stay (a vote one filtered stays filtered), shown
+        under the unknown label and no longer on the review page."""
         del self._filters[name]
         self._rebuild()
 
