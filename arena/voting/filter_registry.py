@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from arena.voting.anomaly import ANOMALY_FILTERS
 from arena.voting.filters import ONLINE_FILTERS
-from arena.voting.vote_filter import GROUPINGS, BatchFilter, Grouping, OnlineFilter
+from arena.voting.vote_filter import GROUPINGS, BatchFilter, Grouping, OnlineFilter, VoteFilter
 
 __all__ = ["BUILTIN", "REGISTRY", "FilterRegistry", "RegisteredFilter"]
 
@@ -36,8 +36,8 @@ class FilterRegistry:
         for f in filters:
             self.register(f)
 
-    def register(self, f: RegisteredFilter) -> RegisteredFilter:
-        """Add `f` (after the filters registered before it); returns it. Refuses a name taken, a name or a
+    def register(self, f: RegisteredFilter) -> None:
+        """Add `f` (after the filters registered before it). Refuses a name taken, a name or a
         version too long to store, a batch filter grouped by vote, and a family whose filters disagree."""
         if f.name in self._filters:
             raise ValueError(f"a vote filter named {f.name!r} is already registered")
@@ -54,7 +54,6 @@ class FilterRegistry:
                 )
         self._filters[f.name] = f
         self._rebuild()
-        return f
 
     def unregister(self, name: str) -> None:
         """Run the filter `name` no more. Its stored verdicts stay (a vote one filtered stays filtered), shown
@@ -77,12 +76,12 @@ class FilterRegistry:
 
     def label(self, name: str) -> str:
         """What a voter reads of why the filter `name` left a vote out."""
-        found = self._filters.get(name)
+        found: VoteFilter | None = self._filters.get(name)
         return found.label if found is not None else UNKNOWN_LABEL
 
     def grouping(self, name: str) -> Grouping | None:
         """Whose votes the filter `name` judges together, or None when it is not registered."""
-        found = self._filters.get(name)
+        found: VoteFilter | None = self._filters.get(name)
         return found.grouping if found is not None else None
 
     def _tags(self, stage: str) -> list[str]:
