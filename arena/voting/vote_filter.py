@@ -41,6 +41,9 @@ class VoteFilter(Protocol):
     means a new version); `label` is what a voter reads on /me when the filter left a vote out; `stage` says
     when it runs and `grouping` whose votes it judges together ("vote" for online filters). Filters of one
     `family` were released together and share one version, shown once in the filter version.
+
+    Rate limits are not vote filters: they refuse a request and store nothing; a vote filter judges a vote
+    that was stored, and the vote stays on record whatever the verdict.
     """
 
     @property
