@@ -1,4 +1,5 @@
-"""Anomalous-voter filters, run in batch over all raw votes (a re-run replaces their verdicts).
+"""Anomalous-voter filters, run in batch over all raw votes (a re-run replaces their verdicts); five batch
+filters of one family ("anomaly", one version), registered in `arena.voting.filter_registry`.
 
 Expected outcomes come from the pairwise outcome rates of everyone else: for a vote by voter v on (a, b),
 P(a beats b) = (wins_ab + ties_ab / 2 + 1) / (n_ab + 2) over the votes of all other voters (or other
