@@ -22,12 +22,13 @@ from arena.db import make_engine
 from arena.db.tables import utcnow
 from arena.media import MediaStore
 from arena.paths import STATIC_DIR, TEMPLATES_DIR
+from arena.secret_key import resolve_secret
 from arena.settings import Settings
 from arena.shared_state import PageGeneration, SharedRedis, shared_redis
 from arena.voting.pool import PoolCache
 from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
-from arena.voting.sessions import VoterSessions, resolve_secret
+from arena.voting.sessions import VoterSessions
 from arena.web import (
     admin,
     api,

@@ -13,6 +13,7 @@ way: the callers fall back to the database. After a failure every caller skips R
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.secret_key import resolve_secret
 from arena.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,11 @@ class SharedRedis:
         return ":".join((self.prefix, *parts))
 
 
+def namespace(secret: str) -> str:
+    """Key prefix of one arena: processes share state only when they share the secret (as sessions require)."""
+    return "arena:" + hashlib.sha256(secret.encode()).hexdigest()[:12]
+
+
 def shared_redis(settings: Settings) -> SharedRedis | None:
     """The process's client for `settings.redis_url` (made once), or None when Redis is not configured.
 
@@ -64,9 +71,6 @@ def shared_redis(settings: Settings) -> SharedRedis | None:
     if not settings.redis_url:
         return None
     import redis
-
-    from arena.voting.sessions import resolve_secret
-    from arena.voting.shared_limits import namespace
 
     ident = (settings.redis_url, namespace(resolve_secret(settings)))
     with _LOCK:
@@ -116,4 +120,4 @@ def page_generation(settings: Settings) -> PageGeneration | None:
     return PageGeneration(shared) if shared is not None else None
 
 
-__all__ = ["Breaker", "PageGeneration", "SharedRedis", "page_generation", "shared_redis"]
+__all__ = ["Breaker", "PageGeneration", "SharedRedis", "namespace", "page_generation", "shared_redis"]

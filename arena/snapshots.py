@@ -20,8 +20,7 @@ from arena.snapshot_differences import differences_payload
 from arena.snapshot_tallies import pick_examples, store_tallies
 from arena.vote_counts import counted_rows
 from arena.vote_tallies import kept_groups, update_tallies
-from arena.voting.anomaly import VERSION as ANOMALY_VERSION
-from arena.voting.filters import ONLINE_FILTERS
+from arena.voting.filter_registry import REGISTRY
 from arena.voting.refilter import run_batch_filters
 from ratings import Board, CohortRule, compute_all_boards
 from ratings.certainty import SETTLE_PROBABILITY
@@ -29,10 +28,6 @@ from ratings.certainty import SETTLE_PROBABILITY
 #: How intervals and ranks are computed (stored with each board): replicates shifted by one constant per
 #: board, ranks from intervals of pairwise differences, so the anchor changes neither (see ratings.intervals).
 UNCERTAINTY_RULE = "one-shift-intervals+simultaneous-pairwise-ranks+prompt-clusters"
-
-FILTER_VERSION = (
-    "+".join(f"{name}{v}" for name, v in sorted(ONLINE_FILTERS.items())) + f"+anomaly{ANOMALY_VERSION}"
-)
 
 
 def board_anchor(configured: str, models: list[Model]) -> str:
@@ -65,6 +60,7 @@ def take_snapshot(
 ) -> SnapshotReport:
     """Run the batch filters, then compute and store every board of each modality (or of one)."""
     report = SnapshotReport(created_at=now or utcnow())
+    filter_version = REGISTRY.filter_version()
     if refilter:
         report.filtered = dict(run_batch_filters(engine, modality=modality, now=report.created_at))
     else:
@@ -121,7 +117,7 @@ def take_snapshot(
                         "modality": mod,
                         "board": key,
                         "vote_count": vote_count,
-                        "filter_version": FILTER_VERSION,
+                        "filter_version": filter_version,
                         "methodology_version": settings.methodology_version,
                         "params": params,
                         "rows": [stored_row(r) for r in board.rows],

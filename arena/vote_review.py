@@ -16,9 +16,8 @@ from typing import Any
 from sqlalchemy import Engine, and_, exists, func, select
 
 from arena.db.tables import Vote, VoteVerdict
-from arena.voting.anomaly import FILTERS
+from arena.voting.filter_registry import REGISTRY
 
-ADDRESS_FILTERS = tuple(f for f in FILTERS if f.startswith("address_"))
 EXAMPLES = 5
 
 
@@ -60,8 +59,8 @@ def daily_counts(engine: Engine, *, now: datetime, days: int = 30) -> dict[str, 
 
 
 def flagged_groups(engine: Engine, secret: str, *, limit: int = 50) -> list[dict[str, Any]]:
-    """Voter sessions and addresses the anomaly filters flagged: each filter's evidence, how many votes it
-    filtered, and a few example votes (time, prompt, models, outcome)."""
+    """Voter sessions and addresses the batch filters flagged, grouped as each filter groups votes: each
+    filter's evidence, how many votes it filtered, and a few example votes (time, prompt, models, outcome)."""
     with engine.connect() as conn:
         rows = conn.execute(
             select(
@@ -77,13 +76,15 @@ def flagged_groups(engine: Engine, secret: str, *, limit: int = 50) -> list[dict
                 Vote.winner,
             )
             .join(Vote, Vote.id == VoteVerdict.vote_id)
-            .where(VoteVerdict.kept == False, VoteVerdict.filter.in_(FILTERS))  # type: ignore[attr-defined]  # noqa: E712
+            .where(VoteVerdict.kept == False, VoteVerdict.filter.in_(REGISTRY.batch_names()))  # type: ignore[attr-defined]  # noqa: E712
             .order_by(Vote.voted_at.desc())  # type: ignore[attr-defined]
         ).all()
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for name, reason, vote_id, session_id, client_hash, voted_at, prompt_id, a, b, winner in rows:
         kind, value = (
-            ("address", client_hash or "none") if name in ADDRESS_FILTERS else ("session", session_id)
+            ("address", client_hash or "none")
+            if REGISTRY.grouping(name) == "address"
+            else ("session", session_id)
         )
         group = groups.setdefault(
             (kind, value),

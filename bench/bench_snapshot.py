@@ -278,12 +278,12 @@ def _prepare(url: str) -> dict:
     from arena.db import make_engine
     from arena.db.tables import BatchFilterMark, Vote, utcnow
     from arena.vote_tallies import update_tallies
-    from arena.voting.anomaly import VERSION
+    from arena.voting.filter_registry import REGISTRY
 
     engine = make_engine(url)
     with engine.begin() as conn:
         top = conn.execute(select(func.max(Vote.id))).scalar()
-        conn.execute(insert(BatchFilterMark).values(modality="text_to_image", filter_version=VERSION,
+        conn.execute(insert(BatchFilterMark).values(modality="text_to_image", filter_version=REGISTRY.batch_version(),
                                                     last_vote_id=top, ran_at=utcnow()))  # fmt: skip
     t0 = time.perf_counter()
     counted = update_tallies(engine)

@@ -70,8 +70,8 @@ def flagged(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Flagged voter sessions and addresses (pseudonyms) with the filters' evidence and example votes."""
+    from arena.secret_key import resolve_secret
     from arena.vote_review import flagged_groups
-    from arena.voting.sessions import resolve_secret
 
     settings = load_settings()
     with engine_for(settings) as engine:

@@ -1,4 +1,5 @@
-"""Anomalous-voter filters, run in batch over all raw votes (a re-run replaces their verdicts).
+"""Anomalous-voter filters, run in batch over all raw votes (a re-run replaces their verdicts); five batch
+filters of one family ("anomaly", one version), registered in `arena.voting.filter_registry`.
 
 Expected outcomes come from the pairwise outcome rates of everyone else: for a vote by voter v on (a, b),
 P(a beats b) = (wins_ab + ties_ab / 2 + 1) / (n_ab + 2) over the votes of all other voters (or other
@@ -25,93 +26,23 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from scipy.stats import binomtest, norm
+
+from arena.voting.vote_filter import GROUPINGS, BatchFilter
+from arena.voting.vote_group import Flag, PairRates, PairTotals, RawVote, VoteGroup, group_key
+
+__all__ = ["ANOMALY_FILTERS", "FILTERS", "RawVote", "find_anomalies", "likelihood_p_value"]
 
 ALPHA = 1e-3
 MIN_VOTES = 10
 MIN_MODEL_VOTES = 5
 MIN_SESSIONS = 3
 VERSION = "1"
-SESSION_FILTERS = ("likelihood", "same_side", "favoritism")
-ADDRESS_FILTERS = ("address_likelihood", "address_favoritism")
-FILTERS = SESSION_FILTERS + ADDRESS_FILTERS
-
-
-@dataclass(frozen=True)
-class RawVote:
-    """What the anomaly filters read of a vote."""
-
-    id: int
-    session: str
-    address: str | None
-    model_a: str
-    model_b: str
-    winner: str  # model_a | model_b | tie | tie (bothbad)
-    a_side: str  # where model_a was shown: left | right
-
-
-@dataclass(frozen=True)
-class Flag:
-    """A filtered vote: which filter and why."""
-
-    vote_id: int
-    filter: str
-    reason: str
-
-
-PairTotals = dict[tuple[str, str], list[float]]
-
-
-def pair_score(model_a: str, model_b: str, winner: str) -> tuple[tuple[str, str], float]:
-    """The sorted pair of a vote and the first model's score in it (1 win, 0 loss, 0.5 tie)."""
-    a, b = sorted((model_a, model_b))
-    score = {"model_a": 1.0, "model_b": 0.0}.get(winner, 0.5)
-    return (a, b), (score if a == model_a else 1.0 - score)
-
-
-class _Rates:
-    """Pair counts for leave-group-out outcome rates: `total` over every vote of the modality (passed in when
-    the database already summed them, else counted from `votes`)."""
-
-    def __init__(self, votes: Sequence[RawVote] = (), total: PairTotals | None = None) -> None:
-        self.total: PairTotals = defaultdict(lambda: [0.0, 0.0])
-        if total is not None:
-            self.total.update({k: list(v) for k, v in total.items()})
-        else:
-            for v in votes:
-                self._add(self.total, v, 1.0)
-
-    @staticmethod
-    def _add(table: PairTotals, v: RawVote, sign: float) -> None:
-        key, score = pair_score(v.model_a, v.model_b, v.winner)
-        cell = table[key]
-        cell[0] += sign * score
-        cell[1] += sign
-
-    def without(self, group: Sequence[RawVote]) -> PairTotals:
-        own: PairTotals = defaultdict(lambda: [0.0, 0.0])
-        for v in group:
-            self._add(own, v, 1.0)
-        return {k: [self.total[k][0] - own[k][0], self.total[k][1] - own[k][1]] for k in own}
-
-    @staticmethod
-    def p_beats(rest: PairTotals, winner: str, loser: str) -> float:
-        a, b = sorted((winner, loser))
-        wins_a, n = rest.get((a, b), [0.0, 0.0])
-        p_a = (wins_a + 1.0) / (n + 2.0)
-        return p_a if winner == a else 1.0 - p_a
-
-
-def _decisive(group: Sequence[RawVote]) -> list[tuple[RawVote, str, str]]:
-    out = []
-    for v in group:
-        if v.winner == "model_a":
-            out.append((v, v.model_a, v.model_b))
-        elif v.winner == "model_b":
-            out.append((v, v.model_b, v.model_a))
-    return out
+FAMILY = (
+    "anomaly"  # the five filters share one version, shown once as "anomaly<VERSION>" in the filter version
+)
+LABEL = "unusual voting pattern"
 
 
 def likelihood_p_value(probabilities: Sequence[float]) -> float:
@@ -128,11 +59,13 @@ def likelihood_p_value(probabilities: Sequence[float]) -> float:
     return float(norm.cdf((ll - mean) / math.sqrt(var)))
 
 
-def _favoritism(decisive: list[tuple[RawVote, str, str]], rest: dict) -> list[tuple[str, float, int, float]]:
+def _favoritism(
+    decisive: list[tuple[RawVote, str, str]], rest: PairTotals
+) -> list[tuple[str, float, int, float]]:
     """Per model in the group's votes: (model, one-sided p of too many wins, wins, expected wins)."""
     stats: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
     for _, winner, loser in decisive:
-        p = _Rates.p_beats(rest, winner, loser)
+        p = PairRates.p_beats(rest, winner, loser)
         for model, won, p_model in ((winner, 1.0, p), (loser, 0.0, 1.0 - p)):
             s = stats[model]
             s[0] += won
@@ -147,64 +80,94 @@ def _favoritism(decisive: list[tuple[RawVote, str, str]], rest: dict) -> list[tu
     return out
 
 
-def find_anomalies(votes: Sequence[RawVote]) -> list[Flag]:
-    """Every vote the anomaly filters reject, with the filter and the reason."""
-    rates = _Rates(votes)
-    by_session: dict[str, list[RawVote]] = defaultdict(list)
-    by_address: dict[str, list[RawVote]] = defaultdict(list)
-    for v in votes:
-        by_session[v.session].append(v)
-        if v.address:
-            by_address[v.address].append(v)
-    flags: list[Flag] = []
-    for group in by_session.values():
-        flags += session_flags(group, rates)
-    for group in by_address.values():
-        flags += address_flags(group, rates)
-    return flags
-
-
-def session_flags(group: Sequence[RawVote], rates: _Rates) -> list[Flag]:
-    """The session filters (likelihood, same_side, favoritism) on one session's votes."""
-    decisive = _decisive(group)
-    if len(decisive) < MIN_VOTES:
+def _likelihood_flags(group: VoteGroup, name: str, unit: str) -> list[Flag]:
+    decisive = group.decisive
+    p_ll = likelihood_p_value([PairRates.p_beats(group.rest, w, loser) for _, w, loser in decisive])
+    if p_ll >= ALPHA:
         return []
-    flags: list[Flag] = []
-    rest = rates.without(group)
-    p_ll = likelihood_p_value([_Rates.p_beats(rest, w, loser) for _, w, loser in decisive])
-    if p_ll < ALPHA:
-        reason = f"session likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
-        flags += [Flag(v.id, "likelihood", reason) for v in group]
-    left = sum(1 for v, w, _ in decisive if (v.a_side == "left") == (w == v.model_a))
-    p_side = binomtest(left, len(decisive), 0.5).pvalue
-    if p_side < ALPHA:
-        reason = f"chose the left image {left} of {len(decisive)} times (p={p_side:.2g})"
-        flags += [Flag(v.id, "same_side", reason) for v in group]
-    return flags + _favoritism_flags(group, decisive, rest, "favoritism", "session")
+    reason = f"{unit} likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
+    return [Flag(v.id, name, reason) for v in group.votes]
 
 
-def address_flags(group: Sequence[RawVote], rates: _Rates) -> list[Flag]:
-    """The address filters (address_likelihood, address_favoritism) on all votes of one client address."""
-    if len({v.session for v in group}) < MIN_SESSIONS:
-        return []
-    flags: list[Flag] = []
-    decisive = _decisive(group)
-    rest = rates.without(group)
-    if len(decisive) >= MIN_VOTES:
-        p_ll = likelihood_p_value([_Rates.p_beats(rest, w, loser) for _, w, loser in decisive])
-        if p_ll < ALPHA:
-            reason = f"address likelihood p={p_ll:.2g} over {len(decisive)} decisive votes"
-            flags += [Flag(v.id, "address_likelihood", reason) for v in group]
-    return flags + _favoritism_flags(group, decisive, rest, "address_favoritism", "address")
-
-
-def _favoritism_flags(
-    group: Sequence[RawVote], decisive: list, rest: dict, name: str, unit: str
-) -> list[Flag]:
-    found = _favoritism(decisive, rest)
+def _favoritism_flags(group: VoteGroup, name: str, unit: str) -> list[Flag]:
+    found = _favoritism(group.decisive, group.rest)
     flags = []
     for model, p, wins, expected in found:
         if p * max(1, len(found)) < ALPHA:
             reason = f"{unit} favours {model}: {wins} wins vs {expected:.1f} expected (p={p:.2g})"
-            flags += [Flag(v.id, name, reason) for v in group if model in (v.model_a, v.model_b)]
+            flags += [Flag(v.id, name, reason) for v in group.votes if model in (v.model_a, v.model_b)]
+    return flags
+
+
+def _tested_session(group: VoteGroup) -> bool:
+    return len(group.decisive) >= MIN_VOTES
+
+
+def _tested_address(group: VoteGroup) -> bool:
+    return group.sessions >= MIN_SESSIONS
+
+
+def likelihood(group: VoteGroup) -> list[Flag]:
+    """A session whose chosen images were too unlikely under everyone else's outcome rates."""
+    return _likelihood_flags(group, "likelihood", "session") if _tested_session(group) else []
+
+
+def same_side(group: VoteGroup) -> list[Flag]:
+    """A session that picks one side (left or right) too often for a fair coin."""
+    if not _tested_session(group):
+        return []
+    decisive = group.decisive
+    left = sum(1 for v, w, _ in decisive if (v.a_side == "left") == (w == v.model_a))
+    p_side = binomtest(left, len(decisive), 0.5).pvalue
+    if p_side >= ALPHA:
+        return []
+    reason = f"chose the left image {left} of {len(decisive)} times (p={p_side:.2g})"
+    return [Flag(v.id, "same_side", reason) for v in group.votes]
+
+
+def favoritism(group: VoteGroup) -> list[Flag]:
+    """A session whose votes make one model win far more than everyone else's rates expect."""
+    return _favoritism_flags(group, "favoritism", "session") if _tested_session(group) else []
+
+
+def address_likelihood(group: VoteGroup) -> list[Flag]:
+    """The likelihood rule over every vote of an address with at least MIN_SESSIONS sessions."""
+    if not _tested_address(group) or len(group.decisive) < MIN_VOTES:
+        return []
+    return _likelihood_flags(group, "address_likelihood", "address")
+
+
+def address_favoritism(group: VoteGroup) -> list[Flag]:
+    """The favoritism rule over every vote of an address with at least MIN_SESSIONS sessions."""
+    return _favoritism_flags(group, "address_favoritism", "address") if _tested_address(group) else []
+
+
+ANOMALY_FILTERS = tuple(
+    BatchFilter(name, VERSION, LABEL, grouping, check, family=FAMILY)
+    for name, grouping, check in (
+        ("likelihood", "session", likelihood),
+        ("same_side", "session", same_side),
+        ("favoritism", "session", favoritism),
+        ("address_likelihood", "address", address_likelihood),
+        ("address_favoritism", "address", address_favoritism),
+    )
+)
+FILTERS = tuple(f.name for f in ANOMALY_FILTERS)
+
+
+def find_anomalies(votes: Sequence[RawVote], filters: Sequence[BatchFilter] = ANOMALY_FILTERS) -> list[Flag]:
+    """Every vote the batch `filters` reject among `votes` held in memory, with the filter and the reason
+    (what a first batch run over the same votes writes)."""
+    rates = PairRates(votes)
+    flags: list[Flag] = []
+    for grouping in GROUPINGS:
+        mine = [f for f in filters if f.grouping == grouping]
+        groups: dict[str, list[RawVote]] = defaultdict(list)
+        for v in votes:
+            key = group_key(v, grouping)
+            if key is not None:
+                groups[key].append(v)
+        for group_votes in groups.values():
+            group = VoteGroup(group_votes, rates)
+            flags += [flag for f in mine for flag in f.evaluate(group)]
     return flags

@@ -16,20 +16,9 @@ from datetime import datetime
 from sqlalchemy import Connection, and_, exists, func, select
 
 from arena.db.tables import Prompt, Vote, VoteVerdict
+from arena.voting.filter_registry import REGISTRY
 
-__all__ = ["CountedVote", "RecordedVote", "SessionRecord", "counted_votes", "filter_label", "session_record"]
-
-#: What each filter's name means to a voter (anything else is an anomaly check over many votes).
-FILTER_LABELS = {
-    "min_time": "too fast",
-    "honeypot": "hidden form field filled",
-    "image_fetch": "images not loaded",
-}
-
-
-def filter_label(name: str) -> str:
-    """A short label for people of why a filter left a vote out."""
-    return FILTER_LABELS.get(name, "unusual voting pattern")
+__all__ = ["CountedVote", "RecordedVote", "SessionRecord", "counted_votes", "session_record"]
 
 
 def _filtered() -> object:
@@ -41,7 +30,8 @@ class RecordedVote:
     """One vote of the session as the voter sees it.
 
     ``left``/``right`` are model slugs, None when the vote did not count (no reveal for those). ``picked`` is
-    "left", "right", "tie" or "both_bad"; ``why_not`` lists (label, reason) of the filters that left it out.
+    "left", "right", "tie" or "both_bad"; ``why_not`` lists (label, reason) of the filters that left it out
+    (labels from the filter registry).
     """
 
     id: int
@@ -131,7 +121,7 @@ def session_record(conn: Connection, session_id: str, *, limit: int, offset: int
             .where(VoteVerdict.vote_id.in_([r.id for r in rows]), VoteVerdict.kept == False)  # type: ignore[attr-defined]  # noqa: E712
             .order_by(VoteVerdict.vote_id, VoteVerdict.filter)
         ).all():
-            reasons[vote_id].append((filter_label(name), reason))
+            reasons[vote_id].append((REGISTRY.label(name), reason))
     votes = []
     for r in rows:
         counted_vote = r.id not in reasons

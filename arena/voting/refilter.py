@@ -1,11 +1,13 @@
-"""Run the batch (anomaly) filters, incrementally: only sessions and client addresses with votes newer than the
-last run are re-examined, their votes loaded a chunk of groups at a time, and only their verdicts replaced.
+"""Run the registered batch filters (`arena.voting.filter_registry`), incrementally: only sessions and client
+addresses with votes newer than the last run are re-examined, their votes loaded a chunk of groups at a time,
+and only their verdicts replaced.
 
 Outcome rates over every vote of a modality (what the filters compare a group with) are read from the vote
 tallies (`arena.vote_tallies`, counted first), so memory depends on the largest group and the number of model
 pairs, not on the number of votes; verdict changes move the changed votes in the tallies' kept counts. A group
 without new votes keeps the verdicts of the run that last examined it; `full=True` (`arena votes filter`)
-re-examines every group, as does the first run and any run after the filter version changed.
+re-examines every group, as does the first run and any run after the batch filters' version changed (a batch
+filter added, removed or given a new version).
 """
 
 from __future__ import annotations
@@ -19,18 +21,9 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 
 from arena.db.tables import BatchFilterMark, Vote, VoteTally, VoteVerdict, utcnow
 from arena.vote_tallies import filtered_ids, move_kept, pair_outcomes, tally_lock, update_tallies
-from arena.voting.anomaly import (
-    ADDRESS_FILTERS,
-    SESSION_FILTERS,
-    VERSION,
-    Flag,
-    PairTotals,
-    RawVote,
-    _Rates,
-    address_flags,
-    pair_score,
-    session_flags,
-)
+from arena.voting.filter_registry import REGISTRY
+from arena.voting.vote_filter import GROUPINGS, BatchFilter, Grouping
+from arena.voting.vote_group import Flag, PairRates, PairTotals, RawVote, VoteGroup, pair_score
 
 #: Groups whose votes are loaded together (bounds memory by this many groups' votes).
 CHUNK = 2000
@@ -46,9 +39,11 @@ RAW_COLUMNS = (
     Vote.winner,
     Vote.a_side,
 )
+#: The column holding each grouping's key.
+GROUP_COLUMNS = {"session": Vote.session_id, "address": Vote.client_hash}
 
 
-def pair_totals(conn: Connection, modality: str) -> _Rates:
+def pair_totals(conn: Connection, modality: str) -> PairRates:
     """Every counted vote of `modality` summed per sorted model pair (score of the first model, votes), read
     from the vote tallies (a few thousand rows, whatever the number of votes)."""
     total: PairTotals = {}
@@ -57,7 +52,7 @@ def pair_totals(conn: Connection, modality: str) -> _Rates:
         cell = total.setdefault(key, [0.0, 0.0])
         cell[0] += score * n
         cell[1] += n
-    return _Rates(total=total)
+    return PairRates(total=total)
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -66,17 +61,18 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 def _replace(
-    conn: Connection, ids: list[int], flags: list[Flag], filters: tuple[str, ...], now: datetime
+    conn: Connection, ids: list[int], flags: list[Flag], filters: tuple[BatchFilter, ...], now: datetime
 ) -> Counter[str]:
     """Replace the verdicts of `filters` on the votes `ids` by `flags` (a vote flagged twice by one filter
     keeps the first reason), and move the votes whose kept state changed in the vote tallies."""
+    versions = {f.name: f.version for f in filters}
     before = set()
     for part in _chunks(ids, 5000):
         before |= filtered_ids(conn, part)
         conn.execute(
             delete(VoteVerdict).where(
                 VoteVerdict.vote_id.in_(part),  # type: ignore[attr-defined]
-                VoteVerdict.filter.in_(filters),  # type: ignore[attr-defined]
+                VoteVerdict.filter.in_(versions),  # type: ignore[attr-defined]
             )
         )
     seen: set[tuple[int, str]] = set()
@@ -90,7 +86,7 @@ def _replace(
             {
                 "vote_id": flag.vote_id,
                 "filter": flag.filter,
-                "filter_version": VERSION,
+                "filter_version": versions[flag.filter],
                 "kept": False,
                 "reason": flag.reason,
                 "decided_at": now,
@@ -106,12 +102,14 @@ def _replace(
 
 
 def _examine(
-    engine: Engine, modality: str, column: Any, keys: list[str], rates: _Rates, now: datetime
+    engine: Engine, modality: str, grouping: Grouping, keys: list[str], rates: PairRates, now: datetime
 ) -> Counter[str]:
-    """Re-run one kind of group filter (by session or by address) on the groups `keys`, one transaction per
-    chunk of groups (so SQLite's write lock is held for one chunk at a time, never the whole run)."""
-    by_session = column is Vote.session_id
-    check, filters = (session_flags, SESSION_FILTERS) if by_session else (address_flags, ADDRESS_FILTERS)
+    """Re-run the batch filters of one grouping (by session or by address) on the groups `keys`, one
+    transaction per chunk of groups (so SQLite's write lock is held for one chunk at a time, never the whole
+    run)."""
+    filters = REGISTRY.batch(grouping)
+    column = GROUP_COLUMNS[grouping]
+    by_session = grouping == "session"
     counts: Counter[str] = Counter()
     for part in _chunks(keys, CHUNK):
         with engine.begin() as conn:
@@ -124,7 +122,11 @@ def _examine(
                 vote = RawVote(*row)
                 groups.setdefault(vote.session if by_session else vote.address or "", []).append(vote)
                 ids.append(vote.id)
-            flags = [flag for group in groups.values() for flag in check(group, rates)]
+            flags: list[Flag] = []
+            for votes in groups.values():
+                group = VoteGroup(votes, rates)  # what the filters share, computed once per group
+                for f in filters:
+                    flags += f.evaluate(group)
             counts += _replace(conn, ids, flags, filters, now)
     return counts
 
@@ -132,9 +134,10 @@ def _examine(
 def run_batch_filters(
     engine: Engine, *, modality: str | None = None, now: datetime | None = None, full: bool = False
 ) -> Counter[str]:
-    """Update anomaly verdicts for the groups with new votes (or all groups with `full`); returns how many
-    verdicts each filter wrote in this run. Votes are never touched, only batch-filter verdict rows."""
+    """Update the registered batch filters' verdicts for the groups with new votes (or all groups with `full`);
+    returns how many verdicts each filter wrote in this run. Votes are never touched, only batch verdict rows."""
     now = now or utcnow()
+    version = REGISTRY.batch_version()
     counts: Counter[str] = Counter()
     update_tallies(engine)  # the pair totals below read them
     with engine.connect() as conn:
@@ -151,12 +154,12 @@ def run_batch_filters(
             mark = conn.execute(select(BatchFilterMark).where(BatchFilterMark.modality == mod)).first()
             since = (
                 -1
-                if full or mark is None or mark.filter_version != VERSION
+                if full or mark is None or mark.filter_version != version
                 else mark.last_vote_id - ID_OVERLAP
             )
             rates = pair_totals(conn, mod)
-            sessions_set: set[str] = set()
-            addresses_set: set[str] = set()
+            found: dict[Grouping, set[str]] = {"session": set(), "address": set()}
+            sessions_set, addresses_set = found["session"], found["address"]
             # only the id range in the WHERE clause: with `modality = ?` beside it SQLite reads the modality
             # index end to end (every vote) instead of the primary-key range of the new votes
             for vote_modality, session, address in conn.execute(
@@ -168,10 +171,10 @@ def run_batch_filters(
                     sessions_set.add(session)
                     if address is not None:
                         addresses_set.add(address)
-            sessions, addresses = sorted(sessions_set), sorted(addresses_set)
-        counts += _examine(engine, mod, Vote.session_id, sessions, rates, now)
-        counts += _examine(engine, mod, Vote.client_hash, addresses, rates, now)
-        values = {"filter_version": VERSION, "last_vote_id": int(last), "ran_at": now}
+        for grouping in GROUPINGS:
+            if REGISTRY.batch(grouping):
+                counts += _examine(engine, mod, grouping, sorted(found[grouping]), rates, now)
+        values = {"filter_version": version, "last_vote_id": int(last), "ran_at": now}
         with engine.begin() as conn:
             if mark is None:
                 conn.execute(insert(BatchFilterMark).values(modality=mod, **values))

@@ -3,8 +3,9 @@
 Each call uses one connection and statements built once on SQLAlchemy Core (arena.voting.queries; no ORM
 objects per request): a matchup is one read and one insert, a vote one read and one atomic write. A vote is
 acknowledged only after its write committed; the unique matchup id on `votes` makes a second vote on the same
-matchup fail whatever the concurrency. Online filters (minimum time, honeypot, image fetch) write their
-verdicts atomically with the vote.
+matchup fail whatever the concurrency. The registered online filters (`arena.voting.filter_registry`) write
+their verdicts atomically with the vote. Choosing a matchup is `arena.voting.matchup_pick`; the stored vote,
+its verdicts and the answer are `arena.voting.ballot`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ import secrets
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, Engine, select, update
@@ -23,61 +23,21 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from arena.db.engine import SQLITE_BUSY_TIMEOUT_MS
 from arena.db.tables import Matchup, Output, Prompt, Vote
-from arena.matchmaking import (
-    SESSION_RULES,
-    Pair,
-    Recent,
-    apply_rules,
-    choose_pair,
-    model_share_cap,
-    pair_key,
-    window_shares,
-)
+from arena.matchmaking import Pair, Recent, pair_key
 from arena.observability import MATCHUPS, VOTES
 from arena.settings import Settings
 from arena.voting import pow as proof
 from arena.voting import queries
-from arena.voting.filters import online_verdicts
+from arena.voting.ballot import verdict_rows, vote_answer, vote_row
 from arena.voting.inflight import InFlight
-from arena.voting.pool import ModalityPool, PoolCache, PromptCard, ServedOutput
-from prompts_taxonomy import Taxonomy, sample_prompt
+from arena.voting.matchup_pick import pick_matchup, prompt_hints
+from arena.voting.pool import PoolCache, PromptCard
+from arena.voting.service_types import CHOICES, VoteError, Voter, WouldWait
+from prompts_taxonomy import Taxonomy
 
-Choice = Literal["left", "right", "tie", "both_bad"]
-CHOICES: tuple[str, ...] = ("left", "right", "tie", "both_bad")
-PROMPT_TRIES = 25
+__all__ = ["ArenaService", "VoteError", "Voter", "WouldWait", "served_pairs"]
+
 HINT_CACHE_SIZE = 10_000
-
-
-class WouldWait(Exception):
-    """Raised instead of waiting, by a call with `wait=False`, when it would have had to wait for SQLite's write
-    lock (held by another writer) or for a first pool load; nothing was stored. The caller retries with
-    `wait=True` where waiting is harmless (a vote-path thread rather than the event loop)."""
-
-
-class VoteError(Exception):
-    """A request the service refuses: HTTP status and a message for the client. Nothing was stored."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-@dataclass(frozen=True)
-class Voter:
-    """Who is asking: the session id, a keyed hash of the client address, and the source of the vote."""
-
-    session_id: str
-    client_hash: str | None = None
-    source: str = "human"
-
-
-def _winner(choice: str, a_side: str) -> str:
-    if choice == "tie":
-        return "tie"
-    if choice == "both_bad":
-        return "tie (bothbad)"
-    return "model_a" if choice == a_side else "model_b"
 
 
 class ArenaService:
@@ -150,47 +110,6 @@ class ArenaService:
         rows = conn.execute(queries.SERVE_READ, {"modality": modality, "session": session_id}).all()
         return queries.recent_and_seen(rows)
 
-    def _pick(
-        self, pool: ModalityPool, seen: set[int], recent: Recent, rng: np.random.Generator
-    ) -> tuple[str, dict[str, ServedOutput], tuple[str, str]]:
-        """A prompt by the uniform cell sampler and two of its models by the vote plan, preferring a prompt on
-        which the session's own rules hold, then one on which every variety rule holds, then one with outputs
-        this voter has not voted on. The model shares the cap reads are those of `recent`'s window (live)."""
-        n_pairs = pool.n_pairs
-        max_share = model_share_cap(pool.n_models, self.settings.model_share_factor)
-        shares = window_shares(recent.window) if max_share < 1.0 else {}  # a cap of 1 never binds
-        best: tuple[tuple[bool, bool, bool], str, dict[str, ServedOutput]] | None = None
-        for _ in range(PROMPT_TRIES):
-            _, prompt_id = sample_prompt(pool.cells, rng)
-            outputs = pool.outputs[prompt_id]
-            fresh = [o for o in outputs if o.output_id not in seen]
-            is_fresh = len({o.model_slug for o in fresh}) >= 2
-            by_model: dict[str, ServedOutput] = {}
-            for o in fresh if is_fresh else outputs:
-                by_model.setdefault(o.model_slug, o)
-            models = sorted(by_model)
-            pairs = [(x, y) for i, x in enumerate(models) for y in models[i + 1 :]]
-            _, dropped = apply_rules(pairs, n_pairs, recent, shares, max_share)
-            score = (not any(rule in dropped for rule in SESSION_RULES), not dropped, is_fresh)
-            if best is None or score > best[0]:
-                best = (score, prompt_id, by_model)
-            if score == (True, True, True):
-                break
-        assert best is not None
-        _, prompt_id, by_model = best
-        pair = choose_pair(
-            sorted(by_model),
-            pool.standings,
-            rng,
-            new_half_width=self.settings.new_model_half_width,
-            shares=shares,
-            max_share=max_share,
-            plan=pool.plan,
-            recent=recent,
-            n_pairs=n_pairs,
-        )
-        return prompt_id, by_model, pair
-
     def serve_matchup(
         self, voter: Voter, modality: str, rng: np.random.Generator, now: datetime, *, wait: bool = True
     ) -> dict[str, Any]:
@@ -214,7 +133,9 @@ class ArenaService:
             with self._serve_lock:
                 recent, seen = self._recent(conn, modality, voter.session_id)
                 recent = self._in_flight.merged(recent, modality, voter.session_id)
-                prompt_id, by_model, (left_model, right_model) = self._pick(pool, seen, recent, rng)
+                prompt_id, by_model, (left_model, right_model) = pick_matchup(
+                    pool, seen, recent, rng, self.settings
+                )
                 self._in_flight.add(matchup_id, modality, voter.session_id, pair_key(left_model, right_model))
             left, right = by_model[left_model], by_model[right_model]
             try:
@@ -343,125 +264,17 @@ class ArenaService:
                 raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
             if not wait and not self.pool.ready(m.modality):
                 raise WouldWait  # the reveal below reads the pool
-            left_model, right_model = m.left_model, m.right_model
-            model_a, model_b = sorted((left_model, right_model))
-            a_side = "left" if model_a == left_model else "right"
-            fetched = m.left_fetched_at is not None and m.right_fetched_at is not None
-            signals = {
-                "honeypot": bool(honeypot),
-                "images_fetched": fetched,
-                "seconds": (now - m.served_at).total_seconds(),
-            }
-            vote = {
-                "matchup_id": m.id,
-                "modality": m.modality,
-                "prompt_id": m.prompt_id,
-                "use_case": m.use_case,
-                "capability": m.capability,
-                "model_a": model_a,
-                "model_b": model_b,
-                "a_side": a_side,
-                "winner": _winner(choice, a_side),
-                "methodology": self.settings.methodology_version,
-                "session_id": voter.session_id,
-                "source": voter.source,
-                "served_at": m.served_at,
-                "voted_at": now,
-                "client_hash": voter.client_hash,
-                "left_output_id": m.left_output_id,
-                "right_output_id": m.right_output_id,
-                "images_fetched": fetched,
-                "signals": signals,
-            }
-            verdicts = online_verdicts(signals, self.settings.min_vote_seconds)
-            rows = [
-                {
-                    "filter": v.filter,
-                    "filter_version": v.version,
-                    "kept": v.kept,
-                    "reason": v.reason,
-                    "decided_at": now,
-                }
-                for v in verdicts
-            ]
+            vote = vote_row(m, voter, choice, now, honeypot, self.settings.methodology_version)
+            verdicts = verdict_rows(vote["signals"], self.settings, now)
             try:
                 with self._writing(conn, wait):
-                    queries.store_vote(conn, vote, rows)
+                    queries.store_vote(conn, vote, verdicts)
                     conn.commit()  # acknowledged only after this
             except IntegrityError:
                 raise VoteError(409, "this matchup already has a vote") from None
-        dropped = [v.filter for v in verdicts if not v.kept]
+        dropped = [v["filter"] for v in verdicts if not v["kept"]]
         VOTES.labels("filtered" if dropped else "kept", dropped[0] if dropped else "").inc()
-        filtered = [v.reason for v in verdicts if not v.kept]
-        if filtered:
-            # Stored and filtered, but no reveal: a reveal for a vote that does not count would let a script
-            # label outputs by voting fast and reading the names.
-            return {
-                "matchup": m.id,
-                "choice": choice,
-                "counted": False,
-                "message": "Your vote was recorded but not counted: " + "; ".join(filtered) + ". "
-                "The models stay hidden for votes that are not counted.",
-            }
-        models = self.pool.get(m.modality).models
-        return {
-            "matchup": m.id,
-            "choice": choice,
-            "counted": True,
-            "left": _reveal(models, left_model),
-            "right": _reveal(models, right_model),
-        }
-
-
-def prompt_hints(taxonomy: Taxonomy, card: PromptCard) -> list[dict[str, str]]:
-    """What the page says to look at for this prompt: its use case, capability and styles (each label's name
-    and evaluation hint), and for edits the unchanged-parts reminder."""
-    tax = taxonomy
-    hints = [
-        {
-            "axis": "use case",
-            "name": tax.label("use_case", card.use_case).name,
-            "hint": tax.label("use_case", card.use_case).hint,
-        },
-        {
-            "axis": "capability",
-            "name": tax.label("capability", card.capability).name,
-            "hint": tax.label("capability", card.capability).hint,
-        },
-    ] + [
-        {"axis": "style", "name": tax.label("style", s).name, "hint": tax.label("style", s).hint}
-        for s in card.styles
-        if tax.has("style", s)
-    ]
-    if card.reference_image_id:
-        hints.append(
-            {
-                "axis": "edit",
-                "name": "Unchanged parts",
-                "hint": "Compare each edit with the reference: what the instruction did not ask to change "
-                "should look the same (faces, text, layout, background).",
-            }
-        )
-    return hints
-
-
-def _reveal(models: dict[str, Any], slug: str) -> dict[str, Any]:
-    """What the reveal says of a model: names, organization, badges and its page."""
-    model = models.get(slug)
-    if model is None:
-        return {"slug": slug, "name": slug, "organization": "", "badges": [], "url": f"/models/{slug}"}
-    badges = [
-        b
-        for b, on in (("modified", model.endpoint_kind == "modified"), ("legacy", model.cohort == "legacy"))
-        if on
-    ]
-    return {
-        "slug": slug,
-        "name": model.display_name,
-        "organization": model.organization,
-        "badges": badges,
-        "url": f"/models/{slug}",
-    }
+        return vote_answer(m, choice, verdicts, self.pool)
 
 
 _MATCHUPS = Matchup.__table__  # type: ignore[attr-defined]

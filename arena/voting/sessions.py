@@ -7,30 +7,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from pathlib import Path
 
 from itsdangerous import BadSignature, URLSafeSerializer
 from starlette.requests import Request
 from starlette.responses import Response
 
-from arena.settings import Settings
-
 COOKIE = "arena_sid"
 COOKIE_MAX_AGE = 30 * 24 * 3600
-
-
-def resolve_secret(settings: Settings) -> str:
-    """The configured secret, or one generated once and kept beside the media folder."""
-    if settings.secret_key:
-        return settings.secret_key
-    path = Path(settings.media_dir).resolve().parent / "secret_key"
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    secret = secrets.token_urlsafe(32)
-    path.write_text(secret, encoding="utf-8")
-    path.chmod(0o600)
-    return secret
 
 
 def forwarded_client(peer: str, forwarded: str | None, trusted: set[str] | frozenset[str]) -> str:

@@ -8,7 +8,6 @@ a `Breaker` (arena.shared_state), it then skips Redis for a few seconds instead 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from typing import Any
 
@@ -38,11 +37,6 @@ if take == 1 then
 end
 return tostring(wait)
 """
-
-
-def namespace(secret: str) -> str:
-    """Key prefix of one arena: processes share state only when they share the secret (as sessions require)."""
-    return "arena:" + hashlib.sha256(secret.encode()).hexdigest()[:12]
 
 
 class SharedRateLimiter:

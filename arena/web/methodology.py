@@ -13,9 +13,8 @@ from arena.latency import WINDOW
 from arena.leaderboard import LeaderboardReader, board_keys
 from arena.leaderboard.store import load_models
 from arena.settings import Settings
-from arena.snapshots import FILTER_VERSION
 from arena.voting import anomaly
-from arena.voting.filters import ONLINE_FILTERS
+from arena.voting.filter_registry import REGISTRY
 from arena.web.deps import SettingsDep, TaxonomyDep
 from arena.web.lb_common import FMT, ReaderDep, cached_page
 from prompts_taxonomy import Taxonomy
@@ -68,9 +67,9 @@ def _render(
         "settings": settings,
         "published": _published(reader, taxonomy),
         "level": DEFAULT_LEVEL,
-        "filter_version": FILTER_VERSION,
-        "online_filters": ONLINE_FILTERS,
-        "anomaly_filters": anomaly.FILTERS,
+        "filter_version": REGISTRY.filter_version(),
+        "online_filters": [f.name for f in REGISTRY.online],
+        "anomaly_filters": REGISTRY.batch_names(),
         "anomaly_alpha": anomaly.ALPHA,
         "anomaly_min_votes": anomaly.MIN_VOTES,
         "window_days": WINDOW.days,

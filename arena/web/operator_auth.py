@@ -24,8 +24,8 @@ from starlette.responses import Response
 
 from arena import operators
 from arena.operators import BOOTSTRAP, Identity
+from arena.secret_key import resolve_secret
 from arena.settings import Settings
-from arena.voting.sessions import resolve_secret
 from arena.web.deps import bootstrap_matches, check_locked_out, count_wrong_token, get_settings
 
 COOKIE = "arena_operator"

@@ -10,11 +10,14 @@ from arena.cli import app
 from arena.db.tables import RatingSnapshot, Vote, VoteVerdict
 from arena.matchmaking import pair_key
 from arena.simulation import simulate
-from arena.snapshots import FILTER_VERSION, take_snapshot
+from arena.snapshots import take_snapshot
+from arena.voting.filter_registry import REGISTRY
 from arena.voting.pool import PoolCache
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 from ratings.vote_plan import plan_votes
+
+FILTER_VERSION = REGISTRY.filter_version()  # what snapshots store (arena.snapshots read it from the registry)
 
 TRUTH = {"model-0": 850.0, "model-1": 1000.0, "model-2": 1100.0, "model-3": 1250.0}
 
