@@ -6,7 +6,7 @@ import re
 import tomllib
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from sqlmodel import Session, select
@@ -15,19 +15,6 @@ from arena import audit
 from arena.db.tables import Model, utcnow
 from arena.providers import validate_params
 
-#: The `adapter` a models.toml entry may name (each has its params in `arena.providers.params`).
-Adapter = Literal[
-    "sandbox",
-    "openai",
-    "openai_compatible",
-    "submit_poll",
-    "google_genai",
-    "stability",
-    "ideogram",
-    "diffusers",
-    "external",
-]
-ADAPTERS: tuple[str, ...] = get_args(Adapter)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
@@ -44,7 +31,7 @@ class ModelEntry(BaseModel):
     display_name: str = Field(min_length=1, max_length=128)
     organization: str = Field(min_length=1, max_length=128)
     modality: Literal["text_to_image", "image_editing"]
-    adapter: Adapter
+    adapter: str = Field(min_length=1, max_length=32)  # checked against arena.providers.adapters
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint_kind: Literal["standard", "modified"] = "standard"
     cohort: Literal["current", "legacy"] = "current"

@@ -40,6 +40,7 @@ from arena.providers.http_common import (
     pick_size,
 )
 from arena.providers.params import SubmitPollParams
+from arena.providers.spec import AdapterSpec, BuildContext
 
 Sleep = Callable[[float], Awaitable[None]]
 POLL_ERROR_BUDGET = 3  # consecutive failed polls tolerated before the job is given up
@@ -279,3 +280,13 @@ def _job_failure(status: str, reason: Any, refused_values: list[str]) -> Provide
     else:
         refused = is_refusal(f"{status} {reason or ''}")
     return ContentRefused(text) if refused else ServerError(text)
+
+
+def build(params: SubmitPollParams, context: BuildContext) -> SubmitPollProvider:
+    """The provider of one `submit_poll` model (the context's sleep paces the polling)."""
+    return SubmitPollProvider(params, slug=context.slug, http_client=context.http_client, sleep=context.sleep)
+
+
+SPEC = AdapterSpec(
+    "submit_poll", SubmitPollParams, build, lambda params, request, slug: request_body(params, request)
+)
