@@ -42,7 +42,8 @@ class SolidProvider:
         started = time.perf_counter()
         out = io.BytesIO()
         Image.new("RGB", (64, 64), self.params.colour).save(out, "PNG")
-        return GenerationResult(out.getvalue(), Timing(started, None, time.perf_counter()), {"colour": self.params.colour})
+        timing = Timing(started, None, time.perf_counter())
+        return GenerationResult(out.getvalue(), timing, {"colour": self.params.colour})
 
     async def warm_up(self):
         pass
@@ -76,6 +77,16 @@ solid_colour = "arena_solid:SPEC"
 broken_adapter = "arena_broken:SPEC"
 """
 
+PIP_INSTALL = (
+    sys.executable,
+    "-m",
+    "pip",
+    "install",
+    "--quiet",
+    "--no-build-isolation",
+    "--no-deps",
+    "--no-index",
+)
 MODELS = """
 [[models]]
 slug = "solid-blue"
@@ -96,8 +107,7 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (source / "arena_broken.py").write_text("import arena_missing_dependency  # noqa\n", encoding="utf-8")
     site = tmp_path_factory.mktemp("plugin-site")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps"]
-        + ["--no-index", "--target", str(site), str(source)],
+        [*PIP_INSTALL, "--target", str(site), str(source)],
         check=True,
         capture_output=True,
         timeout=300,
@@ -117,20 +127,29 @@ def arena(site: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess
     }
     code = "import sys; from arena.entry import main; sys.argv[0] = 'arena'; main()"
     return subprocess.run(
-        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path
+        [sys.executable, "-c", code, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
 
 
 def test_an_installed_plugin_adapter_validates_and_generates_an_image(plugin_site, tmp_path):
     models = tmp_path / "models.toml"
-    models.write_text(MODELS.format(adapter="solid_colour", params='{ colour = "#0000ff" }'), encoding="utf-8")
+    models.write_text(
+        MODELS.format(adapter="solid_colour", params='{ colour = "#0000ff" }'), encoding="utf-8"
+    )
     init = arena(plugin_site, tmp_path, "init", "--json")
     assert init.returncode == 0, init.stderr
     made = arena(plugin_site, tmp_path, "generate", "--model", "solid-blue", "--limit", "1", "--json")
     assert made.returncode == 0, made.stderr
     assert json.loads(made.stdout)["generated"] == 1
     with sqlite3.connect(tmp_path / "arena.db") as db:
-        status, sent = db.execute("SELECT status, sent_params FROM outputs WHERE model_slug = 'solid-blue'").fetchone()
+        status, sent = db.execute(
+            "SELECT status, sent_params FROM outputs WHERE model_slug = 'solid-blue'"
+        ).fetchone()
     assert status == "ok" and json.loads(sent)["colour"] == "#0000ff"
     images = list((tmp_path / "media").rglob("*.png")) + list((tmp_path / "media").rglob("*.webp"))
     assert images, "no image stored"
@@ -142,11 +161,16 @@ def test_a_plugin_param_error_names_the_field_like_a_built_in_adapter(plugin_sit
     )
     result = arena(plugin_site, tmp_path, "init")
     assert result.returncode != 0
-    assert "model solid-blue: field 'params.color': unknown parameter for adapter 'solid_colour'" in result.stderr
+    assert (
+        "model solid-blue: field 'params.color': unknown parameter for adapter 'solid_colour'"
+        in result.stderr
+    )
 
 
 def test_a_broken_plugin_is_reported_in_one_line_without_a_traceback(plugin_site, tmp_path):
-    (tmp_path / "models.toml").write_text(MODELS.format(adapter="broken_adapter", params="{}"), encoding="utf-8")
+    (tmp_path / "models.toml").write_text(
+        MODELS.format(adapter="broken_adapter", params="{}"), encoding="utf-8"
+    )
     result = arena(plugin_site, tmp_path, "init")
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout
@@ -156,7 +180,11 @@ def test_a_broken_plugin_is_reported_in_one_line_without_a_traceback(plugin_site
 
 
 def test_without_the_plugin_installed_its_adapter_is_unknown(tmp_path):
-    (tmp_path / "models.toml").write_text(MODELS.format(adapter="solid_colour", params="{}"), encoding="utf-8")
+    (tmp_path / "models.toml").write_text(
+        MODELS.format(adapter="solid_colour", params="{}"), encoding="utf-8"
+    )
     result = arena(tmp_path / "empty-site", tmp_path, "init")
     assert result.returncode != 0
-    assert "field 'adapter': unknown adapter 'solid_colour'; one of openai, openai_compatible" in result.stderr
+    assert (
+        "field 'adapter': unknown adapter 'solid_colour'; one of openai, openai_compatible" in result.stderr
+    )
