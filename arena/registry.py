@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from datetime import date
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -15,6 +16,7 @@ from arena import audit
 from arena.db.tables import Model, utcnow
 from arena.providers import validate_params
 
+PRESETS_FILE = "presets.toml"
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
@@ -86,6 +88,13 @@ def load_registry(path: Path) -> list[ModelEntry]:
     if not path.exists():
         return []
     return parse_registry(path.read_text(encoding="utf-8"), origin=str(path))
+
+
+def load_presets() -> list[ModelEntry]:
+    """The presets of real endpoints shipped inside the package (`arena/providers/presets.toml`), validated like a
+    models file: ready [[models]] entries to copy into one's own models file."""
+    text = resources.files("arena.providers").joinpath(PRESETS_FILE).read_text(encoding="utf-8")
+    return parse_registry(text, origin=f"arena/providers/{PRESETS_FILE}")
 
 
 def sync_registry(session: Session, entries: list[ModelEntry], *, actor: str = "cli") -> dict[str, int]:
