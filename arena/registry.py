@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 from sqlmodel import Session, select
 
 from arena import audit
 from arena.db.tables import Model, utcnow
-from arena.providers import validate_params
+from arena.providers import adapter_names, validate_params
 
 PRESETS_FILE = "presets.toml"
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -33,7 +34,7 @@ class ModelEntry(BaseModel):
     display_name: str = Field(min_length=1, max_length=128)
     organization: str = Field(min_length=1, max_length=128)
     modality: Literal["text_to_image", "image_editing"]
-    adapter: str = Field(min_length=1, max_length=32)  # checked against arena.providers.adapters
+    adapter: str = Field(max_length=32)  # a built-in adapter or one an installed package registers
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint_kind: Literal["standard", "modified"] = "standard"
     cohort: Literal["current", "legacy"] = "current"
@@ -41,6 +42,18 @@ class ModelEntry(BaseModel):
     release_date: date | None = None
     anchor: bool = False
     active: bool = True
+
+    @field_validator("adapter")
+    @classmethod
+    def _adapter(cls, value: str) -> str:
+        names = adapter_names()
+        if value not in names:
+            raise PydanticCustomError(
+                "unknown_adapter",
+                "unknown adapter '{name}'; one of {names}",
+                {"name": value, "names": ", ".join(names)},
+            )
+        return value
 
     @field_validator("slug")
     @classmethod

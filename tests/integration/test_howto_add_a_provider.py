@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -30,7 +31,7 @@ def blocks() -> dict[str, tuple[str, str]]:
 
 
 @pytest.fixture
-def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ModuleType:
+def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[ModuleType]:
     """The page's module installed where it says, and its registration line added to BUILTIN."""
     page = blocks()
     _, source = page["arena/providers/pixelbox.py"]
