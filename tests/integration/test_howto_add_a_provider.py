@@ -21,13 +21,13 @@ from arena.registry import parse_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "howto" / "add-a-provider.md"
-BLOCK = re.compile(r'^```(\w+) title="([^"]+)"\n(.*?)^```$', re.S | re.M)
+BLOCK = re.compile(r"^\*\*`([^`]+)`\*\*\n\n```(\w+)\n(.*?)^```$", re.S | re.M)  # **`path`**, then its code
 REGISTRATION = re.compile(r'^\s*"([a-z_0-9]+)": "([\w.]+):(\w+)",$')
 
 
 def blocks() -> dict[str, tuple[str, str]]:
-    """The page's titled code blocks: title -> (language, code)."""
-    return {title: (lang, code) for lang, title, code in BLOCK.findall(PAGE.read_text(encoding="utf-8"))}
+    """The page's code blocks under a file name: file name -> (language, code)."""
+    return {title: (lang, code) for title, lang, code in BLOCK.findall(PAGE.read_text(encoding="utf-8"))}
 
 
 @pytest.fixture
