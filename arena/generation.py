@@ -5,10 +5,10 @@ outputs were published gets new ones, with the seed moved on by the number of pu
 (a seeded provider would otherwise redraw the published image), and a result that repeats a published image of
 the prompt (same bytes, or the same picture by perceptual hash) is recorded as a failure, never served.
 
-Bounded concurrency per model, retries with exponential backoff and full jitter on rate limits, timeouts and
-server errors (honouring Retry-After), permanent failures recorded with their reason. Each output is written
-file-first (atomic rename) and then committed as one row; the (prompt, model) unique constraint means a killed
-and re-run backfill neither duplicates nor half-writes an output.
+Bounded concurrency per model, retries under `arena.retry.RetryPolicy` (exponential backoff with full jitter)
+on rate limits, timeouts and server errors (honouring Retry-After), permanent failures recorded with their
+reason. Each output is written file-first (atomic rename) and then committed as one row; the (prompt, model)
+unique constraint means a killed and re-run backfill neither duplicates nor half-writes an output.
 """
 
 from __future__ import annotations
@@ -31,25 +31,12 @@ from arena.observability import GENERATIONS
 from arena.providers import build_provider
 from arena.providers.base import DEFAULT_SEED, GenerationRequest, GenerationResult, Provider, ProviderError
 from arena.publication import looks_alike
+from arena.retry import RetryPolicy, is_retryable
 
 Sleep = Callable[[float], Awaitable[None]]
 # disk_full: the output was generated but could not be stored; the next run tries it again.
 RETRYABLE_KINDS = frozenset({"timeout", "rate_limited", "server_error", "disk_full"})
 REPEAT_KIND = "published_repeat"
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Exponential backoff with full jitter: attempt k waits uniform(0, min(cap, base * 2**k)) seconds."""
-
-    max_attempts: int = 5
-    base_delay: float = 0.5
-    max_delay: float = 30.0
-
-    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
-        """Seconds to wait before retry number `attempt` (0-based); Retry-After wins when larger."""
-        backoff = rng.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
-        return max(backoff, min(retry_after or 0.0, self.max_delay))
 
 
 @dataclass(frozen=True)
@@ -191,7 +178,7 @@ class Backfill:
                 try:
                     result = await provider.generate(job.request)
                 except ProviderError as exc:
-                    if exc.retryable and attempts < self.policy.max_attempts:
+                    if is_retryable(exc) and self.policy.may_retry(attempts):
                         await self.sleep(self.policy.delay(attempts - 1, self.rng, exc.retry_after))
                         continue
                     await asyncio.to_thread(self._record_failure, job, exc.kind, str(exc), attempts)

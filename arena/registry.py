@@ -5,29 +5,19 @@ from __future__ import annotations
 import re
 import tomllib
 from datetime import date
+from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 from sqlmodel import Session, select
 
 from arena import audit
 from arena.db.tables import Model, utcnow
-from arena.providers import validate_params
+from arena.providers import adapter_names, validate_params
 
-#: The `adapter` a models.toml entry may name (each has its params in `arena.providers.params`).
-Adapter = Literal[
-    "sandbox",
-    "openai",
-    "openai_compatible",
-    "submit_poll",
-    "google_genai",
-    "stability",
-    "ideogram",
-    "diffusers",
-    "external",
-]
-ADAPTERS: tuple[str, ...] = get_args(Adapter)
+PRESETS_FILE = "presets.toml"
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
@@ -44,7 +34,7 @@ class ModelEntry(BaseModel):
     display_name: str = Field(min_length=1, max_length=128)
     organization: str = Field(min_length=1, max_length=128)
     modality: Literal["text_to_image", "image_editing"]
-    adapter: Adapter
+    adapter: str = Field(max_length=32)  # a built-in adapter or one an installed package registers
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint_kind: Literal["standard", "modified"] = "standard"
     cohort: Literal["current", "legacy"] = "current"
@@ -52,6 +42,18 @@ class ModelEntry(BaseModel):
     release_date: date | None = None
     anchor: bool = False
     active: bool = True
+
+    @field_validator("adapter")
+    @classmethod
+    def _adapter(cls, value: str) -> str:
+        names = adapter_names()
+        if value not in names:
+            raise PydanticCustomError(
+                "unknown_adapter",
+                "unknown adapter '{name}'; one of {names}",
+                {"name": value, "names": ", ".join(names)},
+            )
+        return value
 
     @field_validator("slug")
     @classmethod
@@ -99,6 +101,13 @@ def load_registry(path: Path) -> list[ModelEntry]:
     if not path.exists():
         return []
     return parse_registry(path.read_text(encoding="utf-8"), origin=str(path))
+
+
+def load_presets() -> list[ModelEntry]:
+    """The presets of real endpoints shipped inside the package (`arena/providers/presets.toml`), validated like a
+    models file: ready [[models]] entries to copy into one's own models file."""
+    text = resources.files("arena.providers").joinpath(PRESETS_FILE).read_text(encoding="utf-8")
+    return parse_registry(text, origin=f"arena/providers/{PRESETS_FILE}")
 
 
 def sync_registry(session: Session, entries: list[ModelEntry], *, actor: str = "cli") -> dict[str, int]:

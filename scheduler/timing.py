@@ -24,7 +24,7 @@ from arena.db.tables import LatencySample, Model, utcnow
 from arena.latency import TIMED_MODALITY as MODALITY
 from arena.observability import TIMINGS
 from arena.providers import GenerationRequest, MissingApiKey, Provider, ProviderError, build_provider
-from arena.providers.params import parse_params
+from arena.providers.adapters import parse_params
 from arena.providers.sandbox import SandboxProvider
 from arena.settings import Settings
 from scheduler.measure import Measurement, PerfCounter, measure, timing_client

@@ -4,9 +4,9 @@ One call = one `JudgeRequest` (a versioned rubric, the case text, the images as 
 schema). An answer is accepted only when it parses as JSON and validates against the schema; otherwise the
 same request is sent again up to `schema_retries` times, waiting 1 s, 2 s, 4 s ... (capped at `max_backoff_s`)
 between tries, and then the result is *unscored* with the reason. HTTP 408/409/429/5xx and connection errors
-are retried `http_retries` times with the same backoff (or the server's Retry-After). Answers are never scraped
-out of free text and missing scores are never filled in. Only scored results are cached, by (rubric version,
-judge model, inputs hash), when an engine is given.
+are retried `http_retries` times with the same backoff (never shorter than the server's Retry-After); both
+follow `arena.retry.RetryPolicy`. Answers are never scraped out of free text and missing scores are never
+filled in. Only scored results are cached, by (rubric version, judge model, inputs hash), when an engine is given.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from sqlalchemy import Engine
 
 from arena.judge.cache import JudgeCache
 from arena.judge.types import JudgeRequest, JudgeResult
+from arena.retry import RetryPolicy, retry_after_seconds, retryable_status
 from arena.settings import Settings
 
-RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -46,6 +46,13 @@ class JudgeConfig:
     http_retries: int = 3
     timeout_s: float = 120.0
     max_backoff_s: float = 30.0
+
+    def retry_policy(self, retries: int) -> RetryPolicy:
+        """`retries` more tries after the first (schema or HTTP), waiting 1 s, 2 s, 4 s ... capped at
+        `max_backoff_s`, no jitter (one caller, no herd), never shorter than the server's Retry-After."""
+        return RetryPolicy(
+            max_attempts=retries + 1, base_delay=1.0, max_delay=self.max_backoff_s, jitter=False
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> JudgeConfig:
@@ -192,7 +199,8 @@ class JudgeClient:
         )
         raw: list[str] = []
         reason = ""
-        for attempt in range(1, self.config.schema_retries + 2):
+        policy = self.config.retry_policy(self.config.schema_retries)
+        for attempt in range(1, policy.max_attempts + 1):
             body, http_error = await self._post(payload, headers)
             if body is None:
                 return replace(
@@ -208,9 +216,9 @@ class JudgeClient:
                 return replace(
                     base, reason=reason, failure="refused", attempts=attempt, raw_answers=tuple(raw)
                 )
-            if attempt <= self.config.schema_retries:
-                await self._sleep(min(2.0 ** (attempt - 1), self.config.max_backoff_s))
-        attempts = self.config.schema_retries + 1
+            if policy.may_retry(attempt):
+                await self._sleep(policy.delay(attempt - 1))
+        attempts = policy.max_attempts
         return replace(
             base,
             reason=f"no schema-valid answer in {attempts} attempts; last: {reason}",
@@ -223,7 +231,8 @@ class JudgeClient:
         client = self._http()
         url = self.config.base_url.rstrip("/") + "/chat/completions"
         reason = ""
-        for attempt in range(self.config.http_retries + 1):
+        policy = self.config.retry_policy(self.config.http_retries)
+        for attempt in range(policy.max_attempts):
             retry_after: float | None = None
             try:
                 self.calls_made += 1
@@ -238,12 +247,11 @@ class JudgeClient:
                         reason = "judge API sent a body that is not JSON"
                 else:
                     reason = f"judge API answered HTTP {response.status_code}: {_error_message(response)}"
-                    if response.status_code not in RETRYABLE_STATUSES:
+                    if not retryable_status(response.status_code):
                         return None, reason
-                    retry_after = _retry_after(response)
-            if attempt < self.config.http_retries:
-                delay = retry_after if retry_after is not None else 2.0**attempt
-                await self._sleep(min(delay, self.config.max_backoff_s))
+                    retry_after = retry_after_seconds(response.headers)
+            if policy.may_retry(attempt + 1):
+                await self._sleep(policy.delay(attempt, retry_after=retry_after))
         return None, reason
 
     def _http(self) -> httpx.AsyncClient:
@@ -264,10 +272,3 @@ def _error_message(response: httpx.Response) -> str:
         return str(response.json()["error"]["message"])[:300]
     except (ValueError, KeyError, TypeError):
         return response.text[:300]
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    try:
-        return max(0.0, float(response.headers.get("retry-after", "")))
-    except ValueError:
-        return None

@@ -1,15 +1,15 @@
 """Provider adapters behind one protocol: the OpenAI Images API (and compatible servers), submit-and-poll
-queue APIs, and the local sandbox models. `build_provider` is the one place an adapter is chosen.
+queue APIs, Google, Stability AI, Ideogram, local pipelines and the local sandbox models. Each adapter declares
+an `AdapterSpec`; `build_provider` and `describe_defaults` read the spec from `arena.providers.adapters`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 
-from arena.providers import form_apis, openai_images, sandbox, submit_poll
+from arena.providers.adapters import adapter_names, adapter_spec, parse_params
 from arena.providers.base import (
     DEFAULT_SEED,
     BadResponse,
@@ -25,11 +25,12 @@ from arena.providers.base import (
     UnsupportedRequest,
 )
 from arena.providers.http_common import MissingApiKey
-from arena.providers.params import PARAMS_BY_ADAPTER, parse_params
+from arena.providers.spec import AdapterSpec, BuildContext, Sleep
 
 __all__ = [
-    "ADAPTERS",
+    "AdapterSpec",
     "BadResponse",
+    "BuildContext",
     "ContentRefused",
     "GenerationRequest",
     "GenerationResult",
@@ -41,32 +42,11 @@ __all__ = [
     "ServerError",
     "Timing",
     "UnsupportedRequest",
+    "adapter_names",
     "build_provider",
     "describe_defaults",
     "validate_params",
 ]
-
-ADAPTERS = tuple(PARAMS_BY_ADAPTER)
-Sleep = Callable[[float], Awaitable[None]]
-
-
-class ExternalProvider:
-    """An `external` model: its outputs are imported (`arena outputs import`), so it never generates."""
-
-    def __init__(self, slug: str) -> None:
-        self.slug = slug
-
-    async def generate(self, request: GenerationRequest) -> GenerationResult:
-        """Always refused: there is nothing to call."""
-        raise UnsupportedRequest(
-            f"model '{self.slug}' is external: import its outputs with `arena outputs import`"
-        )
-
-    async def warm_up(self) -> None:
-        """Nothing to open."""
-
-    async def aclose(self) -> None:
-        """Nothing to close."""
 
 
 def validate_params(adapter: str, params: dict[str, Any]) -> None:
@@ -89,25 +69,7 @@ def build_provider(
     and the queue adapter's polling.
     """
     parsed = parse_params(adapter, params)
-    if adapter in ("openai", "openai_compatible"):
-        return openai_images.OpenAIImagesProvider(parsed, slug=slug, http_client=http_client)
-    if adapter == "submit_poll":
-        return submit_poll.SubmitPollProvider(parsed, slug=slug, http_client=http_client, sleep=sleep)
-    if adapter == "google_genai":
-        from arena.providers.google_genai import GoogleGenAIProvider
-
-        return GoogleGenAIProvider(parsed, slug=slug, http_client=http_client)
-    if adapter == "stability":
-        return form_apis.StabilityProvider(parsed, slug=slug, http_client=http_client)
-    if adapter == "ideogram":
-        return form_apis.IdeogramProvider(parsed, slug=slug, http_client=http_client)
-    if adapter == "diffusers":
-        from arena.providers.diffusers_local import DiffusersProvider
-
-        return DiffusersProvider(parsed, slug=slug)
-    if adapter == "external":
-        return ExternalProvider(slug)
-    return sandbox.SandboxProvider(parsed, slug=slug, sleep=sleep)
+    return adapter_spec(adapter).build(parsed, BuildContext(slug=slug, http_client=http_client, sleep=sleep))
 
 
 def describe_defaults(
@@ -116,29 +78,7 @@ def describe_defaults(
     """The generation parameters a default request sends (seed 42, 1:1, batch of one), prompt left out."""
     parsed = parse_params(adapter, params)
     request = GenerationRequest(prompt="", modality=modality, seed=DEFAULT_SEED)
-    if adapter in ("openai", "openai_compatible"):
-        kwargs, extra = openai_images.request_body(parsed, request)
-        described = {**kwargs, **extra}
-        if modality == "image_editing" and parsed.edit_path is not None:
-            described.pop("size")  # the provider's own edit endpoint is sent no size
-    elif adapter == "submit_poll":
-        described = submit_poll.request_body(parsed, request)
-    elif adapter == "google_genai":
-        from arena.providers.google_genai import request_config
-
-        described = request_config(parsed, request)
-    elif adapter == "stability":
-        described = form_apis.stability_fields(parsed, request)
-    elif adapter == "ideogram":
-        described = form_apis.ideogram_fields(parsed, request)
-    elif adapter == "diffusers":
-        from arena.providers.diffusers_local import call_arguments
-
-        described = call_arguments(parsed, request)
-    elif adapter == "external":
-        described = {}
-    else:
-        described = sandbox.request_params(parsed, slug, request)
+    described = adapter_spec(adapter).describe(parsed, request, slug)
     wrapper = getattr(parsed, "body_wrapper", None)
     if wrapper and isinstance(described.get(wrapper), dict):  # Replicate's {"input": {...}}
         described = {**described, wrapper: dict(described[wrapper])}

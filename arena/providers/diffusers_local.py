@@ -27,6 +27,7 @@ from arena.providers.base import (
 )
 from arena.providers.http_common import describe_bytes, pick_size
 from arena.providers.params_more import DiffusersParams
+from arena.providers.spec import AdapterSpec, BuildContext
 
 
 class MissingExtra(ProviderError):
@@ -154,3 +155,13 @@ class DiffusersProvider:
         buffer = io.BytesIO()
         out.images[0].save(buffer, "PNG")
         return buffer.getvalue(), started, time.perf_counter()
+
+
+def build(params: DiffusersParams, context: BuildContext) -> DiffusersProvider:
+    """The provider of one local pipeline (torch and diffusers are imported when it first loads)."""
+    return DiffusersProvider(params, slug=context.slug)
+
+
+SPEC = AdapterSpec(
+    "diffusers", DiffusersParams, build, lambda params, request, slug: call_arguments(params, request)
+)

@@ -33,6 +33,7 @@ from arena.providers.http_common import (
     json_object,
 )
 from arena.providers.params_more import IdeogramParams, StabilityParams
+from arena.providers.spec import AdapterSpec
 
 
 def stability_fields(params: StabilityParams, request: GenerationRequest) -> dict[str, Any]:
@@ -185,3 +186,17 @@ class IdeogramProvider(_FormProvider):
         return GenerationResult(
             image, Timing(started, first_byte, last_byte), _sent(fields, request), metadata
         )
+
+
+STABILITY = AdapterSpec(
+    "stability",
+    StabilityParams,
+    lambda params, context: StabilityProvider(params, slug=context.slug, http_client=context.http_client),
+    lambda params, request, slug: stability_fields(params, request),
+)
+IDEOGRAM = AdapterSpec(
+    "ideogram",
+    IdeogramParams,
+    lambda params, context: IdeogramProvider(params, slug=context.slug, http_client=context.http_client),
+    lambda params, request, slug: ideogram_fields(params, request),
+)

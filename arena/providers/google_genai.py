@@ -42,6 +42,7 @@ from arena.providers.http_common import (
     is_refusal,
 )
 from arena.providers.params_more import GoogleGenAIParams
+from arena.providers.spec import AdapterSpec, BuildContext
 
 HARM_CATEGORIES = (
     "HARM_CATEGORY_HARASSMENT",
@@ -253,3 +254,13 @@ class GoogleGenAIProvider:
         if reasons:
             raise ContentRefused(f"google API: image filtered ({'; '.join(reasons)[:300]})")
         raise BadResponse("google API: the answer has no image")
+
+
+def build(params: GoogleGenAIParams, context: BuildContext) -> GoogleGenAIProvider:
+    """The provider of one Gemini or Imagen model (the SDK is imported on its first call)."""
+    return GoogleGenAIProvider(params, slug=context.slug, http_client=context.http_client)
+
+
+SPEC = AdapterSpec(
+    "google_genai", GoogleGenAIParams, build, lambda params, request, slug: request_config(params, request)
+)

@@ -4,7 +4,6 @@ image checks and the methodology's size choice.
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import io
 import json
@@ -27,6 +26,7 @@ from arena.providers.base import (
     ServerError,
 )
 from arena.providers.params import parse_size
+from arena.retry import retry_after_seconds
 
 # Documented refusal codes, matched exactly: OpenAI gpt-image `moderation_blocked` and DALL-E
 # `content_policy_violation` (error.code of a 400); Azure OpenAI `content_filter`; fal's model-error type
@@ -80,28 +80,6 @@ def pick_size(sizes: list[str], request: GenerationRequest) -> tuple[int, int]:
         if big_enough:
             return big_enough[-1]
     return squares[0]
-
-
-def retry_after_seconds(headers: httpx.Headers) -> float | None:
-    """Retry-After (seconds or an HTTP date) or retry-after-ms, as seconds; None when absent or unreadable."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _error_details(body: bytes) -> tuple[str | None, str]:

@@ -43,6 +43,7 @@ from arena.providers.http_common import (
     pick_size,
 )
 from arena.providers.params import OpenAIParams
+from arena.providers.spec import AdapterSpec, BuildContext
 
 NO_KEY = "not-needed"  # the SDK insists on a key; a keyless OpenAI-compatible server ignores it
 GPT_IMAGE_MAX_INPUTS = 16  # /v1/images/edits takes up to 16 input images for gpt-image models
@@ -234,3 +235,26 @@ def _strip_payload(payload: dict[str, Any]) -> dict[str, Any]:
             item["b64_json_chars"] = len(b64) if isinstance(b64, str) else None
         items.append(item)
     return {**payload, "data": items}
+
+
+def describe(params: OpenAIParams, request: GenerationRequest, slug: str) -> dict[str, Any]:
+    """What a request sends besides the prompt and images: the SDK arguments and the extra body together."""
+    kwargs, extra = request_body(params, request)
+    described = {**kwargs, **extra}
+    if request.modality == "image_editing" and params.edit_path is not None:
+        described.pop("size")  # the provider's own edit endpoint is sent no size
+    return described
+
+
+def build(params: OpenAIParams, context: BuildContext) -> OpenAIImagesProvider:
+    """The provider of one `openai` or `openai_compatible` model."""
+    return OpenAIImagesProvider(params, slug=context.slug, http_client=context.http_client)
+
+
+def _needs_base_url(params: OpenAIParams) -> None:
+    if params.base_url is None:
+        raise ValueError("field 'params.base_url': required for adapter 'openai_compatible'")
+
+
+OPENAI = AdapterSpec("openai", OpenAIParams, build, describe)
+OPENAI_COMPATIBLE = AdapterSpec("openai_compatible", OpenAIParams, build, describe, check=_needs_base_url)

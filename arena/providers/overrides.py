@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from arena.providers.params import PARAMS_BY_ADAPTER, Generation
+from arena.providers.adapters import adapter_names, adapter_spec
+from arena.providers.params import Generation
 
 RULE = "where a request goes and which credential it carries come from the models file alone"
 #: Keys inside a table of request-body defaults that would send something elsewhere or carry a secret (Replicate's
@@ -23,9 +24,9 @@ ROUTING_KEY = re.compile(
 
 
 def _marks(adapter: str) -> dict[str, Generation]:
-    kind = PARAMS_BY_ADAPTER.get(adapter)
-    if kind is None:
+    if adapter not in adapter_names():
         return {}
+    kind = adapter_spec(adapter).params
     marks: dict[str, Generation] = {}
     for name, info in kind.model_fields.items():
         for item in info.metadata:
@@ -38,7 +39,7 @@ def generation_keys(adapter: str | None = None) -> frozenset[str]:
     """The params `adapter` lets an override set; with no adapter, those some adapter lets it set."""
     if adapter is not None:
         return frozenset(_marks(adapter))
-    return frozenset(key for name in PARAMS_BY_ADAPTER for key in _marks(name))
+    return frozenset(key for name in adapter_names() for key in _marks(name))
 
 
 def refused_overrides(adapter: str | None, params: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -52,7 +53,7 @@ def refused_overrides(adapter: str | None, params: Mapping[str, Any]) -> list[tu
         for key in sorted(params)
         if key not in allowed
     ]
-    for name in [adapter] if adapter else list(PARAMS_BY_ADAPTER):  # unknown adapter: what any one refuses
+    for name in [adapter] if adapter else adapter_names():  # unknown adapter: what any one refuses
         for key, mark in _marks(name).items():
             value = params.get(key)
             inner_keys = set(value) if isinstance(value, Mapping) else set()

@@ -17,7 +17,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
@@ -27,7 +26,6 @@ HTTP_URL = re.compile(r"^https?://[^\s/]+")
 RESERVED_OPENAI = frozenset({"prompt", "model", "size", "n", "image", "mask", "seed", "response_format"})
 PALETTE_NAMES = ("aurora", "ember", "ocean", "forest", "dusk", "mono", "candy", "sepia")
 HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
-MODEL_CHECK = re.compile(r"^([a-z_0-9]+): ")
 
 
 @dataclass(frozen=True)
@@ -207,50 +205,3 @@ class SandboxParams(_Params):
         if not 2 <= len(value) <= 8 or not all(HEX_COLOUR.match(c) for c in value):
             raise ValueError("a custom palette is 2 to 8 colours written '#rrggbb'")
         return value
-
-
-from arena.providers.params_more import (  # noqa: E402  (they build on the helpers above)
-    DiffusersParams,
-    ExternalParams,
-    GoogleGenAIParams,
-    IdeogramParams,
-    StabilityParams,
-)
-
-PARAMS_BY_ADAPTER: dict[str, type[_Params]] = {
-    "openai": OpenAIParams,
-    "openai_compatible": OpenAIParams,
-    "submit_poll": SubmitPollParams,
-    "sandbox": SandboxParams,
-    "google_genai": GoogleGenAIParams,
-    "stability": StabilityParams,
-    "ideogram": IdeogramParams,
-    "diffusers": DiffusersParams,
-    "external": ExternalParams,
-}
-
-
-def parse_params(adapter: str, params: dict[str, Any]) -> Any:
-    """The typed params of `adapter`; ValueError("field 'params.xyz': reason") when they are invalid."""
-    kind = PARAMS_BY_ADAPTER.get(adapter)
-    if kind is None:
-        raise ValueError(
-            f"field 'adapter': unknown adapter '{adapter}'; one of {', '.join(PARAMS_BY_ADAPTER)}"
-        )
-    try:
-        parsed = kind.model_validate(params)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in ("params", *err["loc"]))
-        message = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "missing":
-            message = "required"
-        elif err["type"] == "extra_forbidden":
-            message = f"unknown parameter for adapter '{adapter}'"
-        named = MODEL_CHECK.match(message) if err["type"] == "value_error" else None
-        if named:  # a check across fields names the field it blames first: "p95: must be ..."
-            loc, message = f"{loc}.{named[1]}", message[named.end() :]
-        raise ValueError(f"field '{loc}': {message}") from None
-    if adapter == "openai_compatible" and parsed.base_url is None:
-        raise ValueError("field 'params.base_url': required for adapter 'openai_compatible'")
-    return parsed

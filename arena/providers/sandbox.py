@@ -30,6 +30,7 @@ from arena.providers.sandbox_draw import (
     visible_text,
 )
 from arena.providers.sandbox_edit import apply_edit, region_from_mask
+from arena.providers.spec import AdapterSpec, BuildContext
 
 Sleep = Callable[[float], Awaitable[None]]
 Z95 = 1.6448536269514722  # the standard normal's 95th percentile
@@ -152,3 +153,13 @@ class SandboxProvider:
             request_params(self.params, self.slug, request),
             metadata,
         )
+
+
+def build(params: SandboxParams, context: BuildContext) -> SandboxProvider:
+    """The provider of one sandbox model (the context's sleep waits out its simulated latency)."""
+    return SandboxProvider(params, slug=context.slug, sleep=context.sleep)
+
+
+SPEC = AdapterSpec(
+    "sandbox", SandboxParams, build, lambda params, request, slug: request_params(params, slug, request)
+)

@@ -21,7 +21,6 @@ from arena.providers.base import (
     GenerationResult,
     ProviderError,
     ProviderTimeout,
-    RateLimited,
     ServerError,
     Timing,
     UnsupportedRequest,
@@ -40,9 +39,25 @@ from arena.providers.http_common import (
     pick_size,
 )
 from arena.providers.params import SubmitPollParams
+from arena.providers.spec import AdapterSpec, BuildContext
+from arena.retry import RetryPolicy, is_retryable
 
 Sleep = Callable[[float], Awaitable[None]]
-POLL_ERROR_BUDGET = 3  # consecutive failed polls tolerated before the job is given up
+# Consecutive failed polls (error answers or timed-out requests) tolerated before the job is given up.
+POLL_ERROR_BUDGET = 3
+
+
+def poll_retry_policy(params: SubmitPollParams) -> RetryPolicy:
+    """Failed status polls: up to POLL_ERROR_BUDGET in a row, each waiting one poll interval (or the server's
+    Retry-After, within the job's timeout) before the next; the job's timeout_s bounds them all."""
+    interval = params.poll_interval_ms / 1000
+    return RetryPolicy(
+        max_attempts=POLL_ERROR_BUDGET,
+        base_delay=interval,
+        multiplier=1.0,
+        max_delay=params.timeout_s,
+        jitter=False,
+    )
 
 
 def _encode(params: SubmitPollParams, data: bytes) -> Any:
@@ -219,6 +234,7 @@ class SubmitPollProvider:
         interval = p.poll_interval_ms / 1000
         done = {v.lower() for v in p.done_values}
         failed = {v.lower() for v in p.failed_values}
+        retry = poll_retry_policy(p)
         polls = errors = ticks = 0
         grid: float | None = None
         while True:
@@ -229,11 +245,11 @@ class SubmitPollProvider:
             try:
                 response, headers_at = await fetch(self._http, "GET", url, headers=headers, what="status")
                 errors = 0
-            except (ServerError, RateLimited) as exc:
+            except ProviderError as exc:  # a timed-out poll counts against the budget like a 5xx or a 429
                 errors += 1
-                if errors >= POLL_ERROR_BUDGET:
+                if not is_retryable(exc) or not retry.may_retry(errors):
                     raise
-                await self._sleep(exc.retry_after or interval)
+                await self._sleep(retry.delay(errors - 1, retry_after=exc.retry_after))
                 grid, ticks = None, 0
                 continue
             state = json_object(response.content, what="status response")
@@ -279,3 +295,13 @@ def _job_failure(status: str, reason: Any, refused_values: list[str]) -> Provide
     else:
         refused = is_refusal(f"{status} {reason or ''}")
     return ContentRefused(text) if refused else ServerError(text)
+
+
+def build(params: SubmitPollParams, context: BuildContext) -> SubmitPollProvider:
+    """The provider of one `submit_poll` model (the context's sleep paces the polling)."""
+    return SubmitPollProvider(params, slug=context.slug, http_client=context.http_client, sleep=context.sleep)
+
+
+SPEC = AdapterSpec(
+    "submit_poll", SubmitPollParams, build, lambda params, request, slug: request_body(params, request)
+)

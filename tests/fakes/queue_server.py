@@ -40,13 +40,16 @@ Kind = Literal[
 @dataclass(frozen=True)
 class JobBehaviour:
     """How one submitted job behaves: `delay_s` after the submit it completes (or fails); `download_delay_s`
-    before the image download answers; `retry_after` for a 429 on submit.
+    before the image download answers; `retry_after` for a 429 on submit; the first `slow_polls` status polls
+    answer only after `poll_delay_s` (a status request that times out).
     """
 
     kind: Kind = "url"
     delay_s: float = 0.0
     download_delay_s: float = 0.0
     retry_after: str | None = "3"
+    slow_polls: int = 0
+    poll_delay_s: float = 0.0
 
 
 @dataclass
@@ -136,6 +139,8 @@ class FakeQueueServer(FakeHTTPServer):
         b = job.behaviour
         if b.kind == "poll_error":
             return Reply.json({"detail": "bad gateway"}, 502)
+        if len(job.polls) <= b.slow_polls:
+            return Reply.json({"id": job_id, "status": "processing"}, delay_s=b.poll_delay_s)
         if b.kind == "never" or now - job.submitted_at < b.delay_s:
             return Reply.json({"id": job_id, "status": "processing"})
         if b.kind == "refused":

@@ -7,6 +7,7 @@ import statistics
 import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from arena.providers import (
@@ -118,6 +119,32 @@ def test_a_rate_limited_submit_is_retryable_with_retry_after(server):
 def test_a_failing_submit_is_a_server_error(server):
     with pytest.raises(ServerError):
         call(server, None, JobBehaviour("server_error"))
+
+
+def call_with_short_http_timeout(server, behaviour, seconds):
+    """One call whose HTTP requests time out after `seconds` (the job's own timeout_s stays 10 s)."""
+    server.push(behaviour)
+    params = server.params(api_key_env=KEY_ENV, timeout_s=10)
+
+    async def go():
+        async with httpx.AsyncClient(timeout=seconds) as client:
+            provider = build_provider("submit_poll", params, slug="queue", http_client=client)
+            return await provider.generate(GenerationRequest(prompt="a lighthouse at dusk"))
+
+    return asyncio.run(go())
+
+
+def test_a_status_poll_that_times_out_counts_against_the_poll_budget_and_polling_goes_on(server):
+    result = call_with_short_http_timeout(server, JobBehaviour("b64", slow_polls=2, poll_delay_s=0.6), 0.2)
+    assert result.image == png_bytes("1024x1024", str(only_job(server).body))
+    assert len(only_job(server).polls) >= 3
+
+
+def test_status_polls_that_keep_timing_out_end_in_a_timeout_after_the_budget(server):
+    with pytest.raises(ProviderTimeout) as info:
+        call_with_short_http_timeout(server, JobBehaviour("b64", slow_polls=9, poll_delay_s=0.6), 0.2)
+    assert "status" in str(info.value) and info.value.retryable
+    assert len(only_job(server).polls) == 3
 
 
 def test_status_polls_that_keep_failing_end_in_a_server_error(server):

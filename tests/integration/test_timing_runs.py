@@ -19,7 +19,7 @@ from arena.app import create_app
 from arena.cli import app as cli
 from arena.db.tables import JobRun, LatencySample, TimingPrompt
 from arena.latency import latency_stats
-from arena.providers.params import parse_params
+from arena.providers.adapters import parse_params
 from scheduler.jobs import JobContext, execute
 from scheduler.plan import quarter_of
 from scheduler.timing import run_timing

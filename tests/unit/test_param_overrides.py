@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.providers.adapters import adapter_names, adapter_spec
 from arena.providers.overrides import generation_keys, merge_overrides, refused_overrides
-from arena.providers.params import PARAMS_BY_ADAPTER
 
 # Fields that decide where a request goes, which credential it carries, which model or local file is loaded.
 ROUTING = {
@@ -32,9 +32,9 @@ ROUTING = {
 }
 
 
-@pytest.mark.parametrize("adapter", list(PARAMS_BY_ADAPTER))
+@pytest.mark.parametrize("adapter", adapter_names())
 def test_no_routing_or_credential_field_is_a_generation_parameter(adapter):
-    fields = set(PARAMS_BY_ADAPTER[adapter].model_fields)
+    fields = set(adapter_spec(adapter).params.model_fields)
     allowed = generation_keys(adapter)
     assert allowed <= fields
     assert not allowed & ROUTING, allowed & ROUTING
