@@ -16,6 +16,7 @@ from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.snapshot_differences import NoDifferences
 from arena.web import compare, lb_api, lb_history, methodology, model_page
+from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
 from arena.web.lb_common import (
@@ -219,7 +220,7 @@ def _render(
         "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
     }
-    return request.app.state.templates.TemplateResponse(request, "leaderboard.html", context)
+    return context_of(request.app).templates.TemplateResponse(request, "leaderboard.html", context)
 
 
 def _board_groups(

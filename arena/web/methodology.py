@@ -16,6 +16,7 @@ from arena.settings import Settings
 from arena.snapshots import FILTER_VERSION
 from arena.voting import anomaly
 from arena.voting.filters import ONLINE_FILTERS
+from arena.web.context import context_of
 from arena.web.deps import SettingsDep, TaxonomyDep
 from arena.web.lb_common import FMT, ReaderDep, cached_page
 from prompts_taxonomy import Taxonomy
@@ -77,4 +78,4 @@ def _render(
         "taxonomy": taxonomy,
         "text_agreement": text_accuracy_view(reader.engine)["agreement"],
     }
-    return request.app.state.templates.TemplateResponse(request, "methodology.html", context)
+    return context_of(request.app).templates.TemplateResponse(request, "methodology.html", context)
