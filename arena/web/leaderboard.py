@@ -15,7 +15,7 @@ from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.snapshot_differences import NoDifferences
-from arena.web import compare, lb_api, lb_history, methodology, model_page
+from arena.web import compare, lb_api, lb_history, lb_model_api, methodology, model_page
 from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
@@ -39,6 +39,7 @@ from prompts_taxonomy import Taxonomy
 
 router = APIRouter(tags=["leaderboard"])
 router.include_router(lb_api.router)
+router.include_router(lb_model_api.router)
 router.include_router(model_page.router)
 router.include_router(methodology.router)
 router.include_router(compare.router)
