@@ -112,7 +112,7 @@ def admin_run_job(
 
 
 @router.get("/api/v1/admin/jobs")
-def jobs_json(request: Request, ctx: ContextDep, _operator: OperatorReadDep) -> dict[str, Any]:
+def jobs_json(ctx: ContextDep, _operator: OperatorReadDep) -> dict[str, Any]:
     """Each job's last run, duration, outcome and next run; the scheduler lease; the latest runs; backfill."""
     engine = ctx.engine
     lease = jobruns.lease_status(engine, ctx.clock())
@@ -143,7 +143,7 @@ def queue_job_json(
 
 
 @router.get("/api/v1/admin/runs/{run_id}")
-def run_json(request: Request, ctx: ContextDep, run_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
+def run_json(ctx: ContextDep, run_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One run: outcome, message and progress (done / total, each model's result)."""
     run = jobruns.get_run(ctx.engine, run_id)
     if run is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel
 
 from arena.db.migrate import current_revision
@@ -86,7 +86,6 @@ def prompt_coverage(
 
 @router.get("/admin/sampling")
 def sampling_audit(
-    request: Request,
     ctx: ContextDep,
     _actor: OperatorReadDep,
     taxonomy: TaxonomyDep,

@@ -87,7 +87,7 @@ def set_form(
 
 
 @router.get("/api/v1/admin/models")
-def models_json(request: Request, ctx: ContextDep, _who: OperatorReadDep) -> list[dict[str, Any]]:
+def models_json(ctx: ContextDep, _who: OperatorReadDep) -> list[dict[str, Any]]:
     """Every model: status, cohort, endpoint kind, outputs ok / failed, votes, timing samples, shares."""
     return model_admin.model_overview(ctx.engine, ctx.pool)
 

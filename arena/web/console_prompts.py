@@ -190,7 +190,7 @@ def _set_status(request: Request, prompt_id: str, retire: bool, reason: str, act
 
 
 @router.get("/admin/outputs/{output_id}/image", include_in_schema=False)
-def output_image(request: Request, ctx: ContextDep, output_id: int, _who: OperatorReadDep) -> Response:
+def output_image(ctx: ContextDep, output_id: int, _who: OperatorReadDep) -> Response:
     """An output's served image for operators (voters only ever see per-matchup URLs)."""
     with Session(ctx.engine) as session:
         output = session.get(Output, output_id)

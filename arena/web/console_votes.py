@@ -70,7 +70,7 @@ def snapshot_form(request: Request, settings: SettingsDep, csrf: Annotated[str, 
 
 @router.get("/api/v1/admin/votes/summary")
 def votes_summary(
-    request: Request, ctx: ContextDep, _who: OperatorReadDep, days: Annotated[int, Query(ge=1, le=366)] = 30
+    ctx: ContextDep, _who: OperatorReadDep, days: Annotated[int, Query(ge=1, le=366)] = 30
 ) -> dict[str, Any]:
     """Per day: votes, kept votes and votes filtered by each filter."""
     return daily_counts(ctx.engine, now=ctx.clock(), days=days)

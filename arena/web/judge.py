@@ -73,9 +73,7 @@ def judge_report_json(
 
 
 @router.get("/admin/judge/image/{output_id}", include_in_schema=False)
-def judge_image(
-    request: Request, ctx: ContextDep, output_id: int, _operator: OperatorReadDep
-) -> FileResponse:
+def judge_image(ctx: ContextDep, output_id: int, _operator: OperatorReadDep) -> FileResponse:
     """The served (normalized) image of an output, for operators inspecting a disagreement."""
     with ctx.engine.connect() as conn:
         media_id = conn.execute(select(Output.media_id).where(Output.id == output_id)).scalar()

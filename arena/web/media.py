@@ -4,7 +4,7 @@ it (`Output.published_at`): it is shown next to its model's name, so matchmaking
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 from fastapi.responses import Response
 from sqlalchemy import select
 
@@ -22,7 +22,7 @@ NO_STORE = {
 
 
 @router.get("/media/{media_id}", include_in_schema=False)
-def served_image(media_id: str, request: Request, ctx: ContextDep) -> Response:
+def served_image(media_id: str, ctx: ContextDep) -> Response:
     """The bytes of one retired prompt's output; anything else (a live output, a bad id) is a 404."""
     if not MEDIA_ID.match(media_id):
         raise HTTPException(404, "no such image")

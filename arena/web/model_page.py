@@ -61,7 +61,7 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
 
 
 @router.get("/leaderboard/reference/{prompt_id}", include_in_schema=False)
-def prompt_reference(prompt_id: str, request: Request, ctx: ContextDep) -> Response:
+def prompt_reference(prompt_id: str, ctx: ContextDep) -> Response:
     """The normalized reference image of an editing prompt (curated public images, shown with examples)."""
     with ctx.engine.connect() as conn:
         row = conn.execute(

@@ -35,15 +35,13 @@ def _error(exc: ReportError) -> HTTPException:
 
 
 @router.get("/api/v1/retirement/reports")
-def reports_json(request: Request, ctx: ContextDep, _operator: OperatorReadDep) -> list[dict[str, Any]]:
+def reports_json(ctx: ContextDep, _operator: OperatorReadDep) -> list[dict[str, Any]]:
     """The latest retirement reports, newest first: id, status, who approved, summary counts."""
     return list_reports(ctx.engine)
 
 
 @router.get("/api/v1/retirement/reports/{report_id}")
-def report_json(
-    request: Request, ctx: ContextDep, report_id: RowId, _operator: OperatorReadDep
-) -> dict[str, Any]:
+def report_json(ctx: ContextDep, report_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One report in full: flagged prompts with their statistics and reasons, coverage after retirement."""
     try:
         row = get_report(ctx.engine, report_id)
@@ -54,7 +52,6 @@ def report_json(
 
 @router.post("/api/v1/retirement/reports/{report_id}/apply")
 def apply_json(
-    request: Request,
     ctx: ContextDep,
     report_id: RowId,
     operator: OperatorDep,
@@ -76,7 +73,6 @@ def apply_json(
 
 @router.post("/api/v1/retirement/reports/{report_id}/reject")
 def reject_json(
-    request: Request,
     ctx: ContextDep,
     report_id: RowId,
     operator: OperatorDep,
