@@ -22,7 +22,7 @@ RowId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A row id.")]
 
 
 async def get_context(request: Request) -> AppContext:
-    """The app's context. (Async, as every dependency here: a plain function would cost a thread hop.)"""
+    """The app's context. (Async, as the getters below: a plain function dependency costs a thread hop.)"""
     return context_of(request.app)
 
 

@@ -1,4 +1,5 @@
-"""Leaderboard JSON API and CSV downloads under /api/v1 (read from stored snapshots; nothing is fitted)."""
+"""Leaderboard JSON API and CSV downloads under /api/v1 (read from stored snapshots; nothing is fitted); one
+model's API is in `arena.web.lb_model_api`."""
 
 from __future__ import annotations
 
