@@ -20,6 +20,7 @@ from starlette.routing import Match
 from arena import __version__
 from arena.db import make_engine
 from arena.db.tables import utcnow
+from arena.leaderboard import LeaderboardReader
 from arena.media import MediaStore
 from arena.paths import STATIC_DIR, TEMPLATES_DIR
 from arena.secret_key import resolve_secret
@@ -48,6 +49,8 @@ from arena.web import (
 from arena.web import evals as evals_web
 from arena.web import judge as judge_web
 from arena.web import retirement as retirement_web
+from arena.web.caches import BoardCache, PageCache
+from arena.web.context import AppContext, Limiter, LiveState
 from arena.web.guards import GuardMiddleware
 from arena.web.observe import ObserveMiddleware
 from arena.web.observe import router as metrics_router
@@ -55,7 +58,7 @@ from arena.web.openapi import conforming_openapi
 from prompts_taxonomy import load_taxonomy
 
 
-def _limiter_factory(shared: SharedRedis | None) -> Callable[[str, int, int | None], Any]:
+def _limiter_factory(shared: SharedRedis | None) -> Callable[[str, int, int | None], Limiter]:
     """In-process token buckets, or buckets in Redis shared by every process when ARENA_REDIS_URL is set."""
     if shared is None:
         return lambda _name, rate, burst: RateLimiter(rate, burst=burst)
@@ -82,6 +85,52 @@ def _pool(engine: Engine, settings: Settings, shared: SharedRedis | None) -> Poo
     )
 
 
+def build_context(settings: Settings, engine: Engine, clock: Callable[[], datetime]) -> AppContext:
+    """Everything the routers read, made once: caches, limiters, the vote path's threads."""
+    shared = shared_redis(settings)  # None without ARENA_REDIS_URL: every process keeps its own state
+    generation = PageGeneration(shared) if shared is not None else None
+    taxonomy = load_taxonomy()
+    pool = _pool(engine, settings, shared)
+    secret = resolve_secret(settings)
+    limiter = _limiter_factory(shared)
+    templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+    templates.env.globals["demo_mode"] = settings.demo_mode
+    return AppContext(
+        settings=settings,
+        engine=engine,
+        taxonomy=taxonomy,
+        media=MediaStore(settings.media_dir),
+        clock=clock,
+        templates=templates,
+        page_generation=generation,
+        pool=pool,
+        arena=ArenaService(engine, settings, taxonomy, pool=pool),
+        sessions=VoterSessions(secret, settings.trusted_proxies),
+        session_limiter=limiter("session", settings.session_votes_per_minute * 2, None),
+        address_limiter=limiter("address", settings.address_votes_per_minute * 2, None),
+        operator_attempts=limiter(
+            "operator",
+            settings.operator_token_attempts_per_minute,
+            settings.operator_token_attempts_per_minute,
+        ),
+        secret=secret,
+        reference_cache={},
+        vote_threads=ThreadPoolExecutor(voting.VOTE_THREADS, thread_name_prefix="vote"),
+        # SQLite without Redis: the vote path runs on the event loop, falling back to the threads (voting._run).
+        vote_inline=engine.dialect.name == "sqlite" and shared is None,
+        leaderboard_reader=LeaderboardReader(
+            engine,
+            taxonomy,
+            clock,
+            min_timing_samples=settings.min_timing_samples,
+            generation=generation,  # shared through Redis, if set
+        ),
+        leaderboard_pages=PageCache(),
+        personal_boards=BoardCache(),
+        live=LiveState(),
+    )
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -97,28 +146,7 @@ def create_app(
         docs_url=None,  # served by arena.web.apidocs from vendored files (no CDN, no inline script)
         redoc_url=None,
     )
-    app.state.settings = settings
-    app.state.engine = engine or make_engine(settings.database_url)
-    app.state.taxonomy = load_taxonomy()
-    app.state.media = MediaStore(settings.media_dir)
-    app.state.clock = clock
-    shared = shared_redis(settings)  # None without ARENA_REDIS_URL: every process keeps its own state
-    app.state.page_generation = PageGeneration(shared) if shared is not None else None
-    app.state.pool = _pool(app.state.engine, settings, shared)
-    app.state.arena = ArenaService(app.state.engine, settings, app.state.taxonomy, pool=app.state.pool)
-    app.state.sessions = VoterSessions(resolve_secret(settings), settings.trusted_proxies)
-    limiter = _limiter_factory(shared)
-    app.state.session_limiter = limiter("session", settings.session_votes_per_minute * 2, None)
-    app.state.address_limiter = limiter("address", settings.address_votes_per_minute * 2, None)
-    app.state.operator_attempts = limiter(
-        "operator", settings.operator_token_attempts_per_minute, settings.operator_token_attempts_per_minute
-    )
-    app.state.reference_cache = {}
-    app.state.vote_threads = ThreadPoolExecutor(voting.VOTE_THREADS, thread_name_prefix="vote")
-    # SQLite without Redis: the vote path runs on the event loop, falling back to the threads (see voting._run).
-    app.state.vote_inline = app.state.engine.dialect.name == "sqlite" and shared is None
-    app.state.templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
-    app.state.templates.env.globals["demo_mode"] = settings.demo_mode
+    app.state.context = build_context(settings, engine or make_engine(settings.database_url), clock)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(api.router)
     app.include_router(apidocs.router)

@@ -75,7 +75,7 @@ def main() -> None:
         "ARENA_SCHEDULER_ENABLED": "false",
     }
     bin_dir = Path(sys.executable).parent
-    plain = [str(bin_dir / "uvicorn"), "--factory", "arena.web.asgi:create", "--workers", "2",
+    plain = [str(bin_dir / "uvicorn"), "--factory", "arena.asgi:create", "--workers", "2",
              "--port", str(args.port), "--log-level", "warning"]  # fmt: skip
     ours = [str(bin_dir / "arena"), "serve", "--workers", "2", "--port", str(args.port + 1)]
     rows = []

@@ -22,6 +22,7 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -298,6 +299,7 @@ def _serve(url: str) -> dict:
     from arena.app import create_app
     from arena.db.tables import utcnow
     from arena.voting.service import Voter
+    from arena.web.context import context_of
 
     app = create_app(_settings(url))
     client = TestClient(app)
@@ -311,8 +313,7 @@ def _serve(url: str) -> dict:
     )
     for name, path in pages:
         if name == "model_page_uncached_ms":  # drop the reader's caches (snapshots, tallies, examples), pages
-            app.state.leaderboard_reader = None
-            app.state.leaderboard_pages = None
+            _drop_page_caches(app)
         t0 = time.perf_counter()
         status = client.get(path).status_code
         out[name] = (time.perf_counter() - t0) * 1000
@@ -320,8 +321,7 @@ def _serve(url: str) -> dict:
             raise SystemExit(f"{path} answered {status}")
     uncached = []  # ten more model pages, each with every cache dropped first (median and worst)
     for k in range(10):
-        app.state.leaderboard_reader = None
-        app.state.leaderboard_pages = None
+        _drop_page_caches(app)
         t0 = time.perf_counter()
         client.get(f"/models/bm{10 + k:02d}")
         uncached.append((time.perf_counter() - t0) * 1000)
@@ -331,16 +331,18 @@ def _serve(url: str) -> dict:
     from arena.leaderboard.store import SnapshotCache
     from arena.leaderboard.tallies import count_tallies
 
-    with app.state.engine.connect() as conn:  # what the first model page paid before tallies were stored
+    with context_of(
+        app
+    ).engine.connect() as conn:  # what the first model page paid before tallies were stored
         votes = VoteSet.of(SnapshotCache().boards(conn, "text_to_image", ["overall"])["overall"])
         t0 = time.perf_counter()
         count_tallies(conn, votes)
         out["tallies_counted_from_votes_ms"] = (time.perf_counter() - t0) * 1000
-    arena, rng = app.state.arena, np.random.default_rng(0)
+    arena, rng = context_of(app).arena, np.random.default_rng(0)
     t0 = time.perf_counter()
     arena.serve_matchup(Voter("bench-first"), "text_to_image", rng, utcnow())
     out["first_matchup_ms"] = (time.perf_counter() - t0) * 1000
-    app.state.pool.ttl = 1.0  # refreshes in the background while matchups are served
+    context_of(app).pool.ttl = 1.0  # refreshes in the background while matchups are served
     times = []
     for i in range(400):
         t0 = time.perf_counter()
@@ -348,8 +350,26 @@ def _serve(url: str) -> dict:
         times.append((time.perf_counter() - t0) * 1000)
     out["matchup_p50_ms"] = float(np.percentile(times, 50))
     out["matchup_p99_ms"] = float(np.percentile(times, 99))
-    out["pool_refreshes"] = app.state.pool.refreshes
+    out["pool_refreshes"] = context_of(app).pool.refreshes
     return out
+
+
+def _drop_page_caches(app) -> None:
+    """A new leaderboard reader (snapshot, tally and example caches) and page cache, as after a new snapshot:
+    the app's context is frozen, so it is replaced by a copy holding fresh ones."""
+    from arena.leaderboard import LeaderboardReader
+    from arena.web.caches import PageCache
+    from arena.web.context import context_of
+
+    ctx = context_of(app)
+    reader = LeaderboardReader(
+        ctx.engine,
+        ctx.taxonomy,
+        ctx.clock,
+        min_timing_samples=ctx.settings.min_timing_samples,
+        generation=ctx.page_generation,
+    )
+    app.state.context = replace(ctx, leaderboard_reader=reader, leaderboard_pages=PageCache())
 
 
 def child(kind: str, url: str) -> None:

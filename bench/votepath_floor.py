@@ -41,6 +41,7 @@ from arena.db.tables import utcnow
 from arena.settings import Settings
 from arena.voting import pow as proof
 from arena.voting.service import Voter
+from arena.web.context import context_of
 
 SESSION_PAIRS = 50  # a new voter session every this many pairs, as the bench's voters do
 
@@ -73,8 +74,8 @@ def stub_vote(voter: Voter, matchup_id: str, choice: str, now: datetime, **_: An
 def serve() -> None:
     settings = Settings()
     app = create_app(settings)
-    app.state.arena.serve_matchup = stub_matchup
-    app.state.arena.cast_vote = stub_vote
+    context_of(app).arena.serve_matchup = stub_matchup
+    context_of(app).arena.cast_vote = stub_vote
     run_server(app, settings, None, None)
 
 
@@ -99,7 +100,7 @@ def _pairs(arena: Any, n: int, after_pair: Any = None) -> float:
 
 def service(pairs: int) -> float:
     """CPU milliseconds per matchup + vote of the service alone (the proof of work's solving excluded)."""
-    arena = create_app(Settings()).state.arena
+    arena = context_of(create_app(Settings())).arena
     _pairs(arena, 100)  # warm the pool and the statement caches
     started = time.process_time()
     solving = _pairs(arena, pairs)
@@ -119,7 +120,7 @@ def record(pairs: int) -> tuple[Path, list[list[Step]]]:
     before = Path(tempfile.mkdtemp(prefix="votepath-sql-")) / "before.sqlite"
     with sqlite3.connect(path) as src, sqlite3.connect(before) as dst:
         src.backup(dst)  # consistent even with a WAL beside the file
-    arena = create_app(settings).state.arena
+    arena = context_of(create_app(settings)).arena
     ours: set[int] = set()  # the service's own connections (the pool's loads are not the vote path)
     connect = arena._connect
 

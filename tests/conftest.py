@@ -24,6 +24,7 @@ from arena.app import create_app
 from arena.db import make_engine
 from arena.serving import proxy_options
 from arena.settings import Settings
+from arena.web.context import context_of
 from arena.web.protocol import protocol_for
 from tests.support.pg_schemas import create_schema, drop_schemas, schema_url
 
@@ -103,8 +104,10 @@ def frozen() -> FrozenClock:
 def serve(app) -> Iterator[str]:
     """Run `app` with uvicorn on a free loopback port in a thread; yield its base URL."""
     port = _free_port()
-    options = proxy_options(app.state.settings)  # the same proxy trust as `arena serve`
-    http = protocol_for(app.state.settings)  # and its protocol: TCP_NODELAY, the request-header deadline
+    options = proxy_options(context_of(app).settings)  # the same proxy trust as `arena serve`
+    http = protocol_for(
+        context_of(app).settings
+    )  # and its protocol: TCP_NODELAY, the request-header deadline
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", http=http, **options)
     )

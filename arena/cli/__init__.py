@@ -134,7 +134,7 @@ def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, 
         service = SchedulerService(settings).start()
     try:
         if workers > 1:  # each worker imports the factory and builds its app from the same environment
-            uvicorn.run("arena.web.asgi:create", factory=True, workers=workers, http=HTTP_PROTOCOL, **bind)
+            uvicorn.run("arena.asgi:create", factory=True, workers=workers, http=HTTP_PROTOCOL, **bind)
         else:
             if app_ is None:
                 from arena.app import create_app

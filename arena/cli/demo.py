@@ -61,17 +61,18 @@ def demo_command(
         return
     from arena.app import create_app
     from arena.cli import run_server
+    from arena.web.context import context_of
 
     progress = DemoProgress()
     app_ = create_app(settings)
-    app_.state.demo_progress = progress
+    context_of(app_).live.demo_progress = progress
 
     def behind() -> None:
         try:
             _prepare(settings, votes, voters, seed, progress)
         except (Exception, SystemExit) as exc:  # the server keeps running; the page says what happened
             progress.stage = f"stopped: {exc}"
-        app_.state.pool.invalidate()
+        context_of(app_).pool.invalidate()
 
     threading.Thread(target=behind, name="demo-prepare", daemon=True).start()
     typer.echo("serving now; the demo is prepared behind (progress on the arena page)", err=True)

@@ -18,7 +18,8 @@ from arena.job_queue import QueueError, queue_run, timing_slugs
 from arena.latency import latency_stats
 from arena.operators import Identity
 from arena.web.console import console_page, render
-from arena.web.deps import RowId, SettingsDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, RowId, SettingsDep
 from arena.web.operator_auth import (
     OperatorDep,
     OperatorReadDep,
@@ -36,7 +37,8 @@ def queue_from_request(
     request: Request, job: str, actor: str, model: str | None = None, retry: bool = False
 ) -> int:
     """Queue a run; QueueError becomes its HTTP status (404 unknown job, 422 unknown model)."""
-    engine, now = request.app.state.engine, request.app.state.clock()
+    ctx = context_of(request.app)
+    engine, now = ctx.engine, ctx.clock()
     try:
         return queue_run(engine, now, job, actor, model=model, retry=retry)
     except QueueError as exc:
@@ -50,12 +52,12 @@ def _duration(seconds: float | None) -> str:
 
 
 @router.get("/admin", response_class=HTMLResponse, include_in_schema=False)
-def admin_page(request: Request) -> HTMLResponse:
+def admin_page(request: Request, ctx: ContextDep) -> HTMLResponse:
     """The jobs page of the console, or its sign-in form."""
-    engine = request.app.state.engine
+    engine = ctx.engine
 
     def build(_who: Identity) -> dict[str, Any]:
-        now = request.app.state.clock()
+        now = ctx.clock()
         stats = latency_stats(engine, now)
         return {
             "duration": _duration,
@@ -110,10 +112,10 @@ def admin_run_job(
 
 
 @router.get("/api/v1/admin/jobs")
-def jobs_json(request: Request, _operator: OperatorReadDep) -> dict[str, Any]:
+def jobs_json(ctx: ContextDep, _operator: OperatorReadDep) -> dict[str, Any]:
     """Each job's last run, duration, outcome and next run; the scheduler lease; the latest runs; backfill."""
-    engine = request.app.state.engine
-    lease = jobruns.lease_status(engine, request.app.state.clock())
+    engine = ctx.engine
+    lease = jobruns.lease_status(engine, ctx.clock())
     return {
         "scheduler": None
         if lease is None
@@ -141,9 +143,9 @@ def queue_job_json(
 
 
 @router.get("/api/v1/admin/runs/{run_id}")
-def run_json(request: Request, run_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
+def run_json(ctx: ContextDep, run_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One run: outcome, message and progress (done / total, each model's result)."""
-    run = jobruns.get_run(request.app.state.engine, run_id)
+    run = jobruns.get_run(ctx.engine, run_id)
     if run is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "no such run")
     return run.to_dict()

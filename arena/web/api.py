@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel
 
 from arena.db.migrate import current_revision
@@ -13,7 +13,7 @@ from arena.matchmaking import WINDOW, model_share_cap, window_cap, window_shares
 from arena.pool import coverage
 from arena.voting.pool import SHARE_WINDOW
 from arena.voting.service import served_pairs
-from arena.web.deps import SessionDep, TaxonomyDep
+from arena.web.deps import ContextDep, SessionDep, TaxonomyDep
 from arena.web.operator_auth import OperatorReadDep
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
@@ -86,14 +86,17 @@ def prompt_coverage(
 
 @router.get("/admin/sampling")
 def sampling_audit(
-    request: Request, _actor: OperatorReadDep, taxonomy: TaxonomyDep, modality: str = "text_to_image"
+    ctx: ContextDep,
+    _actor: OperatorReadDep,
+    taxonomy: TaxonomyDep,
+    modality: str = "text_to_image",
 ) -> dict[str, Any]:
     """Per-model share of recent matchups (fairness audit), the cap, and what matchmaking knows of each model."""
     if not taxonomy.has("modality", modality):
         raise HTTPException(404, f"unknown modality '{modality}'")
-    pool = request.app.state.pool.load(modality)
-    settings = request.app.state.settings
-    with request.app.state.engine.connect() as conn:
+    pool = ctx.pool.load(modality)
+    settings = ctx.settings
+    with ctx.engine.connect() as conn:
         recent = served_pairs(conn, modality, SHARE_WINDOW)
     live = window_shares(Counter(recent[: WINDOW - 1]))  # what the share cap reads on the next serve
     max_share = model_share_cap(pool.n_models, settings.model_share_factor)

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse
 from arena.leaderboard import LeaderboardReader, board_keys
 from arena.leaderboard.compare import head_to_head
 from arena.leaderboard.store import load_models
+from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_common import FMT, ReaderDep, cached_page, page_not_found
 from arena.web.lb_rows import percent
@@ -59,5 +60,5 @@ def _render(request: Request, reader: LeaderboardReader, taxonomy: Taxonomy, a: 
         "pct": percent,
         "label": lambda axis, value: taxonomy.label(axis, value).name if taxonomy.has(axis, value) else value,
     }
-    templates = request.app.state.templates
+    templates = context_of(request.app).templates
     return templates.TemplateResponse(request, "compare.html", context, status_code=400 if error else 200)

@@ -10,6 +10,7 @@ from fastapi import Request, status
 from fastapi.responses import HTMLResponse
 
 from arena.operators import Identity
+from arena.web.context import context_of
 from arena.web.operator_auth import csrf_token, page_gate
 
 SECTIONS = (
@@ -34,7 +35,7 @@ def render(
     request: Request, template: str, context: dict[str, Any], *, status_code: int = 200
 ) -> HTMLResponse:
     """A console template with the helpers every page uses; never cached."""
-    return request.app.state.templates.TemplateResponse(
+    return context_of(request.app).templates.TemplateResponse(
         request,
         template,
         {"when": when, "sections": SECTIONS, **context},
@@ -50,7 +51,7 @@ def console_page(
 
     `build` returns the page's own context; the page learns the role as `can_act` (operator or admin) and
     `is_admin`, and shows action buttons only when allowed (the POST routes check the role themselves)."""
-    settings = request.app.state.settings
+    settings = context_of(request.app).settings
     gate, who = page_gate(request, settings)
     if gate is not None or who is None:
         code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else status.HTTP_200_OK

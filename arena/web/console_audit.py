@@ -18,6 +18,7 @@ from sqlmodel import Session
 from arena import audit
 from arena.operators import Identity
 from arena.web.console import console_page
+from arena.web.context import context_of
 from arena.web.operator_auth import OperatorReadDep
 
 router = APIRouter(tags=["audit"])
@@ -51,7 +52,7 @@ def _rows(request: Request, params: dict[str, str | None], limit: int | None) ->
     stmt = _select(params)
     if limit is not None:
         stmt = stmt.limit(limit)
-    with Session(request.app.state.engine) as session:
+    with Session(context_of(request.app).engine) as session:
         return [audit.as_dict(r) for r in session.exec(stmt).scalars()]
 
 

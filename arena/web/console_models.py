@@ -14,7 +14,8 @@ from arena import model_admin
 from arena.operators import Identity
 from arena.registry import RegistryError
 from arena.web.console import console_page
-from arena.web.deps import SettingsDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, SettingsDep
 from arena.web.operator_auth import OperatorDep, OperatorReadDep, check_form_post
 
 router = APIRouter(tags=["models (operators)"])
@@ -22,35 +23,33 @@ VALUES = {"true": True, "false": False}
 
 
 def _set(request: Request, slug: str, field: str, raw: Any, actor: str) -> None:
+    ctx = context_of(request.app)
     value = VALUES.get(raw, raw) if field == "active" and isinstance(raw, str) else raw
     try:
-        model_admin.set_model(
-            request.app.state.engine, slug, field, value, actor=actor, pool=request.app.state.pool
-        )
+        model_admin.set_model(ctx.engine, slug, field, value, actor=actor, pool=ctx.pool)
     except model_admin.ModelActionError as exc:
         code = 404 if str(exc).startswith("no model") else 409 if "already" in str(exc) else 422
         raise HTTPException(code, str(exc)) from None
 
 
 def _preview(request: Request) -> dict[str, Any]:
+    ctx = context_of(request.app)
     try:
-        return model_admin.reload_preview(request.app.state.engine, request.app.state.settings.models_file)
+        return model_admin.reload_preview(ctx.engine, ctx.settings.models_file)
     except RegistryError as exc:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
 
 
 @router.get("/admin/models", response_class=HTMLResponse, include_in_schema=False)
-def models_page(request: Request) -> HTMLResponse:
+def models_page(request: Request, ctx: ContextDep) -> HTMLResponse:
     """Every model with its figures and controls; `?preview=1` shows what a reload of the file would change."""
-    engine = request.app.state.engine
+    engine = ctx.engine
 
     def build(_who: Identity) -> dict[str, Any]:
-        context: dict[str, Any] = {"models": model_admin.model_overview(engine, request.app.state.pool)}
+        context: dict[str, Any] = {"models": model_admin.model_overview(engine, ctx.pool)}
         if request.query_params.get("preview"):
             try:
-                context["preview"] = model_admin.reload_preview(
-                    engine, request.app.state.settings.models_file
-                )
+                context["preview"] = model_admin.reload_preview(engine, ctx.settings.models_file)
             except RegistryError as exc:
                 context["preview_error"] = str(exc)
         return context
@@ -60,13 +59,13 @@ def models_page(request: Request) -> HTMLResponse:
 
 @router.post("/admin/models/reload", include_in_schema=False)
 def reload_form(
-    request: Request, settings: SettingsDep, csrf: Annotated[str, Form()] = ""
+    request: Request, ctx: ContextDep, settings: SettingsDep, csrf: Annotated[str, Form()] = ""
 ) -> RedirectResponse:
     """Apply the models file (after its preview)."""
     actor = check_form_post(request, settings, csrf)
     _preview(request)  # an invalid file is refused before anything changes
-    result = model_admin.reload_apply(request.app.state.engine, settings.models_file, actor=actor,
-                                      pool=request.app.state.pool)  # fmt: skip
+    result = model_admin.reload_apply(ctx.engine, settings.models_file, actor=actor,
+                                      pool=ctx.pool)  # fmt: skip
     done = quote("Models file reloaded: " + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
     return RedirectResponse(f"/admin/models?done={done}", status_code=status.HTTP_303_SEE_OTHER)
 
@@ -88,9 +87,9 @@ def set_form(
 
 
 @router.get("/api/v1/admin/models")
-def models_json(request: Request, _who: OperatorReadDep) -> list[dict[str, Any]]:
+def models_json(ctx: ContextDep, _who: OperatorReadDep) -> list[dict[str, Any]]:
     """Every model: status, cohort, endpoint kind, outputs ok / failed, votes, timing samples, shares."""
-    return model_admin.model_overview(request.app.state.engine, request.app.state.pool)
+    return model_admin.model_overview(ctx.engine, ctx.pool)
 
 
 @router.get("/api/v1/admin/models/reload")
@@ -100,14 +99,14 @@ def reload_preview_json(request: Request, _who: OperatorReadDep) -> dict[str, An
 
 
 @router.post("/api/v1/admin/models/reload")
-def reload_json(request: Request, actor: OperatorDep) -> dict[str, Any]:
+def reload_json(request: Request, ctx: ContextDep, actor: OperatorDep) -> dict[str, Any]:
     """Reload the models file; the counts and the diff applied."""
     _preview(request)
     return model_admin.reload_apply(
-        request.app.state.engine,
-        request.app.state.settings.models_file,
+        ctx.engine,
+        ctx.settings.models_file,
         actor=actor,
-        pool=request.app.state.pool,
+        pool=ctx.pool,
     )
 
 

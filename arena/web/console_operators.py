@@ -13,6 +13,7 @@ from sqlmodel import Session
 from arena import operators
 from arena.operators import Identity
 from arena.web.console import console_page
+from arena.web.context import context_of
 from arena.web.deps import SettingsDep
 from arena.web.operator_auth import AdminDep, OperatorReadDep, check_form_post
 
@@ -20,7 +21,7 @@ router = APIRouter(tags=["operators"])
 
 
 def _listing(request: Request) -> list[dict[str, Any]]:
-    with Session(request.app.state.engine) as session:
+    with Session(context_of(request.app).engine) as session:
         return [
             {
                 "name": o.name,
@@ -35,16 +36,17 @@ def _listing(request: Request) -> list[dict[str, Any]]:
 
 def _add(request: Request, name: str, role: str, actor: str) -> str:
     try:
-        with Session(request.app.state.engine) as session:
+        with Session(context_of(request.app).engine) as session:
             return operators.add_operator(session, name.strip(), role, actor=actor)
     except operators.OperatorError as exc:
         raise HTTPException(status.HTTP_409_CONFLICT if "exists" in str(exc) else 422, str(exc)) from None
 
 
 def _revoke(request: Request, name: str, actor: str) -> None:
+    ctx = context_of(request.app)
     try:
-        with Session(request.app.state.engine) as session:
-            operators.revoke_operator(session, name, actor=actor, now=request.app.state.clock())
+        with Session(ctx.engine) as session:
+            operators.revoke_operator(session, name, actor=actor, now=ctx.clock())
     except operators.OperatorError as exc:
         raise HTTPException(404 if str(exc).startswith("no operator") else 409, str(exc)) from None
 

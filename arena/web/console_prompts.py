@@ -19,7 +19,8 @@ from arena.db.tables import Output
 from arena.operators import Identity
 from arena.pool import ImportFailed, current_batch, import_prompt_lines
 from arena.web.console import console_page
-from arena.web.deps import SettingsDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, SettingsDep
 from arena.web.media import NO_STORE
 from arena.web.operator_auth import OperatorDep, OperatorReadDep, check_form_post
 
@@ -37,7 +38,7 @@ SEARCH_KEYS = ("q", "modality", "use_case", "capability", "style", "status", "ba
 
 
 def _search(request: Request, params: dict[str, str], page: int) -> tuple[list[Any], int]:
-    with Session(request.app.state.engine) as session:
+    with Session(context_of(request.app).engine) as session:
         return prompt_admin.search_prompts(
             session,
             text=params.get("q", ""),
@@ -54,14 +55,15 @@ def _search(request: Request, params: dict[str, str], page: int) -> tuple[list[A
 
 def import_text(request: Request, text: str, batch: str, actor: str) -> list[str]:
     """Import a JSON-lines batch all-or-nothing (ImportFailed lists every bad line); the imported ids."""
-    settings = request.app.state.settings
+    ctx = context_of(request.app)
+    settings = ctx.settings
     if batch and not (len(batch) == 7 and batch[4] == "-" and batch.replace("-", "").isdigit()):
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "batch must be a month as YYYY-MM")
-    with Session(request.app.state.engine) as session:
+    with Session(ctx.engine) as session:
         report = import_prompt_lines(
             session,
             text.splitlines(),
-            taxonomy=request.app.state.taxonomy,
+            taxonomy=ctx.taxonomy,
             base_dir=None,
             media_dir=settings.media_dir,
             threshold=settings.near_duplicate_threshold,
@@ -70,20 +72,21 @@ def import_text(request: Request, text: str, batch: str, actor: str) -> list[str
             actor=actor,
             source="console upload",
         )
-    request.app.state.pool.invalidate()
+    ctx.pool.invalidate()
     return report.added
 
 
 def _prompts_page(
     request: Request, extra: dict[str, Any] | None = None, status_code: int = 200
 ) -> HTMLResponse:
+    ctx = context_of(request.app)
     params = {k: (request.query_params.get(k) or "")[:200] for k in SEARCH_KEYS}
     raw_page = request.query_params.get("page", "1")
     page = max(1, int(raw_page)) if raw_page.isdigit() and len(raw_page) < 7 else 1
 
     def build(_who: Identity) -> dict[str, Any]:
         rows, total = _search(request, params, page)
-        with Session(request.app.state.engine) as session:
+        with Session(ctx.engine) as session:
             batches = prompt_admin.batches(session)
         return {
             "params": params,
@@ -91,9 +94,9 @@ def _prompts_page(
             "total": total,
             "page": page,
             "pages": max(1, -(-total // PAGE)),
-            "taxonomy": request.app.state.taxonomy,
+            "taxonomy": ctx.taxonomy,
             "batches": batches,
-            "this_month": current_batch(request.app.state.clock()),
+            "this_month": current_batch(ctx.clock()),
             **(extra or {}),
         }
 
@@ -139,11 +142,11 @@ async def prompts_upload(
 
 
 @router.get("/admin/prompts/{prompt_id}", response_class=HTMLResponse, include_in_schema=False)
-def prompt_page(request: Request, prompt_id: str) -> HTMLResponse:
+def prompt_page(request: Request, ctx: ContextDep, prompt_id: str) -> HTMLResponse:
     """One prompt: its outputs side by side, vote statistics, discrimination figures, retire / restore."""
 
     def build(_who: Identity) -> dict[str, Any]:
-        detail = prompt_admin.prompt_detail(request.app.state.engine, request.app.state.settings, prompt_id)
+        detail = prompt_admin.prompt_detail(ctx.engine, ctx.settings, prompt_id)
         if detail is None:
             raise HTTPException(status.HTTP_404_NOT_FOUND, f"no prompt '{prompt_id}'")
         return detail
@@ -170,15 +173,16 @@ def prompt_status_form(
 
 
 def _set_status(request: Request, prompt_id: str, retire: bool, reason: str, actor: str) -> Any:
+    ctx = context_of(request.app)
     try:
         return prompt_admin.set_status(
-            request.app.state.engine,
+            ctx.engine,
             prompt_id,
             retire=retire,
             reason=reason,
             actor=actor,
-            now=request.app.state.clock(),
-            pool=request.app.state.pool,
+            now=ctx.clock(),
+            pool=ctx.pool,
         )
     except prompt_admin.PromptActionError as exc:
         code = 404 if str(exc).startswith("no prompt") else 409 if "already" in str(exc) else 422
@@ -186,11 +190,11 @@ def _set_status(request: Request, prompt_id: str, retire: bool, reason: str, act
 
 
 @router.get("/admin/outputs/{output_id}/image", include_in_schema=False)
-def output_image(request: Request, output_id: int, _who: OperatorReadDep) -> Response:
+def output_image(ctx: ContextDep, output_id: int, _who: OperatorReadDep) -> Response:
     """An output's served image for operators (voters only ever see per-matchup URLs)."""
-    with Session(request.app.state.engine) as session:
+    with Session(ctx.engine) as session:
         output = session.get(Output, output_id)
-    path = request.app.state.media.served_path(output.media_id) if output and output.media_id else None
+    path = ctx.media.served_path(output.media_id) if output and output.media_id else None
     if path is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "no such image")
     from arena.media import SERVED_MEDIA_TYPE

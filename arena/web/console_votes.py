@@ -16,7 +16,8 @@ from arena.vote_review import daily_counts, flagged_groups
 from arena.voting.refilter import run_batch_filters
 from arena.web.admin import queue_from_request
 from arena.web.console import console_page
-from arena.web.deps import SettingsDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, SettingsDep
 from arena.web.operator_auth import OperatorDep, OperatorReadDep, app_secret, check_form_post
 
 router = APIRouter(tags=["votes (operators)"])
@@ -24,23 +25,24 @@ router = APIRouter(tags=["votes (operators)"])
 
 def refilter(request: Request, actor: str) -> dict[str, int]:
     """Re-run the batch anomaly filters over every raw vote and audit it; filtered counts per filter."""
-    engine = request.app.state.engine
-    counts = dict(run_batch_filters(engine, now=request.app.state.clock()))
+    ctx = context_of(request.app)
+    engine = ctx.engine
+    counts = dict(run_batch_filters(engine, now=ctx.clock()))
     with Session(engine) as session:
         audit.record(session, actor=actor, action="votes.refilter", after=counts)
         session.commit()
-    request.app.state.pool.invalidate()
+    ctx.pool.invalidate()
     return counts
 
 
 @router.get("/admin/votes", response_class=HTMLResponse, include_in_schema=False)
-def votes_page(request: Request) -> HTMLResponse:
+def votes_page(request: Request, ctx: ContextDep) -> HTMLResponse:
     """Counts per filter over time, flagged groups with evidence, and the two actions."""
-    engine = request.app.state.engine
+    engine = ctx.engine
 
     def build(_who: Identity) -> dict[str, Any]:
         return {
-            "series": daily_counts(engine, now=request.app.state.clock()),
+            "series": daily_counts(engine, now=ctx.clock()),
             "flagged": flagged_groups(engine, app_secret(request)),
         }
 
@@ -68,18 +70,18 @@ def snapshot_form(request: Request, settings: SettingsDep, csrf: Annotated[str, 
 
 @router.get("/api/v1/admin/votes/summary")
 def votes_summary(
-    request: Request, _who: OperatorReadDep, days: Annotated[int, Query(ge=1, le=366)] = 30
+    ctx: ContextDep, _who: OperatorReadDep, days: Annotated[int, Query(ge=1, le=366)] = 30
 ) -> dict[str, Any]:
     """Per day: votes, kept votes and votes filtered by each filter."""
-    return daily_counts(request.app.state.engine, now=request.app.state.clock(), days=days)
+    return daily_counts(ctx.engine, now=ctx.clock(), days=days)
 
 
 @router.get("/api/v1/admin/votes/flagged")
 def votes_flagged(
-    request: Request, _who: OperatorReadDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    request: Request, ctx: ContextDep, _who: OperatorReadDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> list[dict[str, Any]]:
     """Flagged voter sessions and addresses (pseudonyms) with the evidence and example votes."""
-    return flagged_groups(request.app.state.engine, app_secret(request), limit=limit)
+    return flagged_groups(ctx.engine, app_secret(request), limit=limit)
 
 
 @router.post("/api/v1/admin/votes/refilter")

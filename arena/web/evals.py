@@ -19,14 +19,15 @@ from arena.evals.store import load_run
 from arena.evals.workflow_rubrics import available, load_rubric
 from arena.judge.anchors import make_anchor
 from arena.judge.drift import anchor_drift
-from arena.web.deps import SettingsDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, SettingsDep
 from arena.web.operator_auth import check_form_post, csrf_token, page_gate
 
 router = APIRouter(tags=["evals"], include_in_schema=False)
 
 
 def _page(request: Request, name: str, context: dict[str, Any], code: int = 200) -> HTMLResponse:
-    return request.app.state.templates.TemplateResponse(
+    return context_of(request.app).templates.TemplateResponse(
         request, name, context, status_code=code, headers={"Cache-Control": "no-store"}
     )
 
@@ -40,30 +41,30 @@ def _gate(request: Request, settings: Any) -> tuple[HTMLResponse | None, str | N
 
 
 def _run_or_404(request: Request, run_id: str) -> tuple[EvalRun, list]:
-    loaded = load_run(request.app.state.engine, run_id)
+    loaded = load_run(context_of(request.app).engine, run_id)
     if loaded is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "no such eval run")
     return loaded
 
 
 @router.get("/evals", response_class=HTMLResponse)
-def runs_page(request: Request, settings: SettingsDep) -> HTMLResponse:
+def runs_page(request: Request, ctx: ContextDep, settings: SettingsDep) -> HTMLResponse:
     """Every eval run, newest first, with its pass rates."""
     blocked, _ = _gate(request, settings)
     if blocked:
         return blocked
-    with Session(request.app.state.engine) as s:
+    with Session(ctx.engine) as s:
         runs = s.exec(select(EvalRun).order_by(EvalRun.started_at.desc()).limit(200)).all()  # type: ignore[attr-defined]
     return _page(request, "evals_list.html", {"runs": runs})
 
 
 @router.get("/evals/calibration", response_class=HTMLResponse)
-def calibration_page(request: Request, settings: SettingsDep) -> HTMLResponse:
+def calibration_page(request: Request, ctx: ContextDep, settings: SettingsDep) -> HTMLResponse:
     """Calibration anchors and the drift of labellers' and the judge's agreement with them over time."""
     blocked, _ = _gate(request, settings)
     if blocked:
         return blocked
-    engine = request.app.state.engine
+    engine = ctx.engine
     with Session(engine) as s:
         anchors = s.exec(
             select(CalibrationAnchor).order_by(CalibrationAnchor.workflow, CalibrationAnchor.name)
@@ -129,7 +130,9 @@ def input_file(request: Request, run_id: str, result_id: int, index: int, settin
 
 
 @router.get("/evals/{run_id}/items/{result_id}", response_class=HTMLResponse)
-def item_page(request: Request, run_id: str, result_id: int, settings: SettingsDep) -> HTMLResponse:
+def item_page(
+    request: Request, ctx: ContextDep, run_id: str, result_id: int, settings: SettingsDep
+) -> HTMLResponse:
     """One item: prompt, inputs, output, every score, the human labels so far and the labelling form."""
     blocked, who = _gate(request, settings)
     if blocked:
@@ -137,7 +140,7 @@ def item_page(request: Request, run_id: str, result_id: int, settings: SettingsD
     run, result, scores, case = _item(request, run_id, result_id)
     workflow = run.workflow if run.workflow in available() else None
     rubric = load_rubric(workflow) if workflow else None
-    with Session(request.app.state.engine) as s:
+    with Session(ctx.engine) as s:
         given = s.exec(
             select(EvalLabel).where(EvalLabel.result_id == result_id).order_by(EvalLabel.created_at)
         ).all()
@@ -163,6 +166,7 @@ def item_page(request: Request, run_id: str, result_id: int, settings: SettingsD
 @router.post("/evals/{run_id}/items/{result_id}/labels")
 async def post_labels(
     request: Request,
+    ctx: ContextDep,
     run_id: str,
     result_id: int,
     settings: SettingsDep,
@@ -197,7 +201,7 @@ async def post_labels(
         raise HTTPException(status.HTTP_400_BAD_REQUEST, "unknown failure tag")
     if not values and not tags:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, "nothing to save: give at least one label or tag")
-    add_label(request.app.state.engine, result_id, labeller, values, tags, note, audited=True)
+    add_label(ctx.engine, result_id, labeller, values, tags, note, audited=True)
     return RedirectResponse(
         f"/evals/{run_id}/items/{result_id}?saved=1", status_code=status.HTTP_303_SEE_OTHER
     )
@@ -206,6 +210,7 @@ async def post_labels(
 @router.post("/evals/{run_id}/items/{result_id}/anchor")
 def post_anchor(
     request: Request,
+    ctx: ContextDep,
     run_id: str,
     result_id: int,
     settings: SettingsDep,
@@ -216,7 +221,7 @@ def post_anchor(
     """Make this item a calibration anchor (good / medium / bad) whose reference labels are one stored labelling."""
     actor = check_form_post(request, settings, csrf)
     run, _, _, _ = _item(request, run_id, result_id)
-    with Session(request.app.state.engine) as s:
+    with Session(ctx.engine) as s:
         chosen = s.get(EvalLabel, label_id)
     if chosen is None or chosen.result_id != result_id:
         raise HTTPException(
@@ -224,9 +229,7 @@ def post_anchor(
         )
     try:
         name = f"{run_id}/{result_id}"
-        make_anchor(
-            request.app.state.engine, result_id, name, grade, chosen.labels, run.workflow, actor=actor
-        )
+        make_anchor(ctx.engine, result_id, name, grade, chosen.labels, run.workflow, actor=actor)
     except ValueError as exc:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(exc)) from exc
     except Exception as exc:  # the unique anchor name: already an anchor

@@ -23,6 +23,8 @@ from sqlalchemy.exc import DataError, DBAPIError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from arena.db.tables import SchedulerLease
+from arena.web.context import context_of
+from arena.web.deps import ContextDep
 
 log = logging.getLogger("arena.web")
 router = APIRouter(tags=["health"])
@@ -61,14 +63,14 @@ def _unavailable(_request: Request, reason: str) -> JSONResponse:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Map database failures to 503 (outage, full disk) or 400 (a value the database refuses)."""
-    app.state.storage_failed_at = None
+    live = context_of(app).live  # create_app stores the context before installing these
 
     @app.exception_handler(DBAPIError)
     async def _database_error(request: Request, exc: DBAPIError) -> JSONResponse:
         if isinstance(exc, DataError):
             return JSONResponse({"detail": "a value in the request cannot be stored or looked up"}, 400)
         if _disk_full(exc):
-            request.app.state.storage_failed_at = time.monotonic()
+            live.storage_failed_at = time.monotonic()
             log.error("storage full: %s", exc.orig.__class__.__name__)
             return _unavailable(request, "storage is full")
         log.error("database unreachable: %s", exc.orig.__class__.__name__ if exc.orig else "error")
@@ -81,7 +83,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(OSError)
     async def _os_error(request: Request, exc: OSError) -> JSONResponse:
         if _disk_full(exc) or getattr(exc, "errno", None) == 28:
-            request.app.state.storage_failed_at = time.monotonic()
+            live.storage_failed_at = time.monotonic()
             return _unavailable(request, "storage is full")
         raise exc
 
@@ -97,12 +99,12 @@ def _free_bytes(path: Path) -> int | None:
 
 
 def _storage_state(request: Request) -> str:
-    state = request.app.state
-    failed = state.storage_failed_at
+    ctx = context_of(request.app)
+    failed = ctx.live.storage_failed_at
     if failed is not None and time.monotonic() - failed < STORAGE_FAILURE_MEMORY_SECONDS:
         return "full (a write failed for lack of space)"
-    paths = [Path(state.settings.media_dir)]
-    url = make_url(state.settings.database_url)
+    paths = [Path(ctx.settings.media_dir)]
+    url = make_url(ctx.settings.database_url)
     if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
         paths.append(Path(url.database).resolve().parent)
     for path in paths:
@@ -119,9 +121,9 @@ def healthz() -> Liveness:
 
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
-def readyz(request: Request) -> Any:
+def readyz(request: Request, ctx: ContextDep) -> Any:
     """Readiness: 200 when the database answers and storage has room, else 503; the scheduler lease shown."""
-    engine = request.app.state.engine
+    engine = ctx.engine
     scheduler: dict[str, Any] = {"holder": None, "lease_expires_at": None}
     try:
         with engine.connect() as conn:

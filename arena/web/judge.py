@@ -12,14 +12,15 @@ from sqlalchemy import select
 
 from arena.db.tables import JudgeRun, Output
 from arena.judge.report import ReportError, build_report
-from arena.web.deps import SettingsDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, SettingsDep
 from arena.web.operator_auth import OperatorReadDep, page_gate
 
 router = APIRouter(tags=["judge"])
 
 
 def _runs(request: Request) -> list[Any]:
-    with request.app.state.engine.connect() as conn:
+    with context_of(request.app).engine.connect() as conn:
         return conn.execute(
             select(
                 JudgeRun.id,
@@ -35,9 +36,10 @@ def _runs(request: Request) -> list[Any]:
 
 
 def _report(request: Request, run: int | None) -> dict[str, Any] | None:
-    settings = request.app.state.settings
+    ctx = context_of(request.app)
+    settings = ctx.settings
     try:
-        return build_report(request.app.state.engine, run, anchor=settings.overall_anchor)
+        return build_report(ctx.engine, run, anchor=settings.overall_anchor)
     except ReportError as exc:
         if run is not None:
             raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
@@ -45,14 +47,16 @@ def _report(request: Request, run: int | None) -> dict[str, Any] | None:
 
 
 @router.get("/admin/judge", response_class=HTMLResponse, include_in_schema=False)
-def judge_page(request: Request, settings: SettingsDep, run: int | None = None) -> HTMLResponse:
+def judge_page(
+    request: Request, ctx: ContextDep, settings: SettingsDep, run: int | None = None
+) -> HTMLResponse:
     """The latest judge run's calibration report (or `?run=ID`), or the sign-in form."""
     gate, who = page_gate(request, settings)
     context: dict[str, Any] = gate or {}
     code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200
     if gate is None and who is not None:
         context = {"report": _report(request, run), "runs": _runs(request)}
-    return request.app.state.templates.TemplateResponse(
+    return ctx.templates.TemplateResponse(
         request, "admin_judge.html", context, status_code=code, headers={"Cache-Control": "no-store"}
     )
 
@@ -69,11 +73,11 @@ def judge_report_json(
 
 
 @router.get("/admin/judge/image/{output_id}", include_in_schema=False)
-def judge_image(request: Request, output_id: int, _operator: OperatorReadDep) -> FileResponse:
+def judge_image(ctx: ContextDep, output_id: int, _operator: OperatorReadDep) -> FileResponse:
     """The served (normalized) image of an output, for operators inspecting a disagreement."""
-    with request.app.state.engine.connect() as conn:
+    with ctx.engine.connect() as conn:
         media_id = conn.execute(select(Output.media_id).where(Output.id == output_id)).scalar()
-    path = None if media_id is None else request.app.state.media.served_path(media_id)
+    path = None if media_id is None else ctx.media.served_path(media_id)
     if path is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "no such image")
     return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "private, no-store"})

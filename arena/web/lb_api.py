@@ -1,4 +1,5 @@
-"""Leaderboard JSON API and CSV downloads under /api/v1 (read from stored snapshots; nothing is fitted)."""
+"""Leaderboard JSON API and CSV downloads under /api/v1 (read from stored snapshots; nothing is fitted); one
+model's API is in `arena.web.lb_model_api`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
-from arena.leaderboard import BoardView, ModelDetail, PublishedBoard
+from arena.leaderboard import BoardView, PublishedBoard
 from arena.snapshot_differences import NoDifferences, NotOnBoard
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_common import (
@@ -26,18 +27,11 @@ from arena.web.lb_common import (
 )
 from arena.web.lb_relative import Relative, RelativeToQuery, relative
 from arena.web.lb_schemas import (
-    BoardStandingOut,
-    CellOut,
-    DailyTimingOut,
     DifferenceOut,
-    ExampleOut,
     LeaderboardOut,
     LeaderboardRowOut,
-    ModelOut,
-    OpponentOut,
     RelativeToOut,
     SnapshotOut,
-    TimingOut,
 )
 from ratings.differences import Difference
 
@@ -134,7 +128,7 @@ def snapshot_out(board: PublishedBoard) -> SnapshotOut:
     )
 
 
-def _settle_chance(params: dict | None) -> float | None:
+def settle_chance_of(params: dict | None) -> float | None:
     """The chance a snapshot's `votes_to_settle` is quoted for (None on snapshots taken before that rule)."""
     value = (params or {}).get("settle_probability")
     return float(value) if value is not None else None
@@ -143,7 +137,7 @@ def _settle_chance(params: dict | None) -> float | None:
 def leaderboard_out(view: BoardView, include_modified: bool, rel: Relative | None = None) -> LeaderboardOut:
     """A board view as the API publishes it (the view must have a snapshot), with differences from `rel`."""
     assert view.published is not None
-    settle_chance = _settle_chance(view.published.params)
+    settle_chance = settle_chance_of(view.published.params)
     found = rel.differences if rel is not None else {}
     rows = [
         LeaderboardRowOut(
@@ -304,110 +298,3 @@ def leaderboard_csv(
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
-
-
-def model_out(detail: ModelDetail) -> ModelOut:
-    """A model page as the API publishes it."""
-    info, timing = detail.info, detail.timing
-    snapshot = detail.snapshot
-    settle_chance = _settle_chance(snapshot.params if snapshot else None)
-    return ModelOut(
-        slug=info.slug,
-        display_name=info.display_name,
-        organization=info.organization,
-        modality=info.modality,
-        endpoint_kind=info.endpoint_kind,
-        cohort=info.cohort,
-        price_per_1000_images_usd=info.price_per_1000,
-        release_date=info.release_date,
-        active=info.active,
-        snapshot_created_at=snapshot.created_at if snapshot else None,
-        includes_simulated_votes=bool(snapshot and snapshot.params.get("include_simulated")),
-        boards=[
-            BoardStandingOut(
-                board=s.board,
-                board_name=s.label,
-                rating=s.entry.rating,
-                ci_low=s.entry.ci_low,
-                ci_high=s.entry.ci_high,
-                rank=s.entry.rank,
-                above=list(s.entry.above) if s.entry.above is not None else None,
-                models_on_board=s.models_on_board,
-                votes=s.entry.votes,
-                wins=s.entry.wins,
-                losses=s.entry.losses,
-                ties=s.entry.ties,
-                provisional=s.entry.provisional,
-                anchor=s.anchor,
-                anchor_difference=difference_out(s.anchor_difference),
-                p_best=s.entry.p_best,
-                p_top3=s.entry.p_top3,
-                settled_below=s.entry.settled_below,
-                votes_to_settle=s.entry.votes_to_settle,
-                settle_probability=None if s.entry.settled_below is None else settle_chance,
-            )
-            for s in detail.standings
-        ],
-        opponents=[
-            OpponentOut(
-                opponent=slug,
-                opponent_name=detail.names.get(slug, slug),
-                votes=r.votes,
-                wins=r.wins,
-                losses=r.losses,
-                ties=r.ties,
-                win_rate=r.win_rate,
-            )
-            for slug, r in detail.opponents
-        ],
-        cells=[
-            CellOut(
-                use_case=u,
-                capability=c,
-                votes=r.votes,
-                wins=r.wins,
-                losses=r.losses,
-                ties=r.ties,
-                win_rate=r.win_rate,
-            )
-            for (u, c), r in sorted(detail.cells.items())
-        ],
-        generation_time=TimingOut(
-            median_s=timing.stats.median,
-            p05_s=timing.stats.p05,
-            p25_s=timing.stats.p25,
-            p75_s=timing.stats.p75,
-            p95_s=timing.stats.p95,
-            samples=timing.stats.samples,
-            failures=timing.stats.failures,
-            last_7_days_median_s=timing.recent_median,
-            previous_7_days_median_s=timing.previous_median,
-            daily=[
-                DailyTimingOut(day=d.day, median_s=d.median, samples=d.samples, failures=d.failures)
-                for d in timing.daily
-            ],
-        ),
-        examples=[
-            ExampleOut(
-                won=e.won,
-                prompt_id=e.prompt_id,
-                prompt=e.prompt_text,
-                use_case=e.use_case,
-                capability=e.capability,
-                opponent=e.opponent,
-                image_url=f"/media/{e.media_id}",
-                opponent_image_url=f"/media/{e.opponent_media_id}",
-            )
-            for e in detail.examples
-        ],
-    )
-
-
-@router.get("/models/{slug}", response_model=ModelOut)
-def model(slug: str, reader: ReaderDep) -> ModelOut:
-    """One model: ratings on every board, head-to-head records, per-cell records, generation time over the
-    last 14 days, price, endpoint kind, cohort, and example matchups it won and lost."""
-    detail = reader.model_detail(slug)
-    if detail is None:
-        raise api_not_found(NotFound(f"unknown model '{slug}'"))
-    return model_out(detail)

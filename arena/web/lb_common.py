@@ -4,8 +4,6 @@ number formatting for templates."""
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Literal
@@ -15,9 +13,8 @@ from fastapi.responses import HTMLResponse
 
 from arena.leaderboard import LeaderboardReader, board_keys
 from arena.leaderboard.combined import check_combined, parse_combined
+from arena.web.context import context_of
 from prompts_taxonomy import Taxonomy
-
-_LOCK = threading.Lock()
 
 BOARD_PATTERN = r"^(overall|(use_case|capability)=[a-z0-9_]{1,64})$"
 MODALITY_PATTERN = r"^[a-z0-9_]{1,32}$"
@@ -62,57 +59,18 @@ class NotFound(Exception):
         self.message = message
 
 
-def get_reader(request: Request) -> LeaderboardReader:
-    """The app's leaderboard reader, made on first use (it holds the snapshot and tally caches)."""
-    state = request.app.state
-    reader = getattr(state, "leaderboard_reader", None)
-    if reader is None:
-        with _LOCK:
-            reader = getattr(state, "leaderboard_reader", None)
-            if reader is None:
-                settings = getattr(state, "settings", None)
-                reader = LeaderboardReader(
-                    state.engine,
-                    state.taxonomy,
-                    state.clock,
-                    min_timing_samples=settings.min_timing_samples if settings is not None else 0,
-                    generation=getattr(state, "page_generation", None),  # shared through Redis, if set
-                )
-                state.leaderboard_reader = reader
-    return reader
+async def get_reader(request: Request) -> LeaderboardReader:
+    """The app's leaderboard reader (it holds the snapshot and tally caches)."""
+    return context_of(request.app).leaderboard_reader
 
 
 ReaderDep = Annotated[LeaderboardReader, Depends(get_reader)]
 
 
-class PageCache:
-    """Rendered pages by (URL, data version): a page is a pure function of both, so a repeat is a copy."""
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._pages: OrderedDict[tuple[str, tuple[object, ...]], bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, tuple[object, ...]]) -> bytes | None:
-        """The stored body, if any."""
-        with self._lock:
-            body = self._pages.get(key)
-            if body is not None:
-                self._pages.move_to_end(key)
-            return body
-
-    def put(self, key: tuple[str, tuple[object, ...]], body: bytes) -> None:
-        """Store a rendered body (oldest entries go first)."""
-        with self._lock:
-            self._pages[key] = body
-            while len(self._pages) > self.size:
-                self._pages.popitem(last=False)
-
-
 def demo_preparing(request: Request) -> bool:
     """Whether `arena demo --serve` is still preparing the demo behind this server (boards may not exist yet;
     pages then say so instead of pointing at the snapshot command, and are not cached)."""
-    progress = getattr(request.app.state, "demo_progress", None)
+    progress = context_of(request.app).live.demo_progress
     return progress is not None and not progress.ready
 
 
@@ -123,12 +81,7 @@ def cached_page(
 
     Only successful renders are kept; the URL includes the host, as the page's static links do.
     """
-    state = request.app.state
-    pages = getattr(state, "leaderboard_pages", None)
-    if pages is None:
-        with _LOCK:
-            pages = getattr(state, "leaderboard_pages", None) or PageCache()
-            state.leaderboard_pages = pages
+    pages = context_of(request.app).leaderboard_pages
     if demo_preparing(request):  # the page reads the preparation state, which no data version follows
         return render()
     key = (str(request.url), reader.data_version())
@@ -172,7 +125,7 @@ def api_not_found(exc: NotFound) -> HTTPException:
 
 def page_not_found(request: Request, message: str) -> HTMLResponse:
     """The pages' form of a 404: the site layout with the message."""
-    return request.app.state.templates.TemplateResponse(
+    return context_of(request.app).templates.TemplateResponse(
         request, "lb_not_found.html", {"message": message}, status_code=404
     )
 

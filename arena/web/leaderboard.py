@@ -15,7 +15,8 @@ from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.snapshot_differences import NoDifferences
-from arena.web import compare, lb_api, lb_history, methodology, model_page
+from arena.web import compare, lb_api, lb_history, lb_model_api, methodology, model_page
+from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.lb_charts import board_charts, slice_heatmap
 from arena.web.lb_common import (
@@ -38,6 +39,7 @@ from prompts_taxonomy import Taxonomy
 
 router = APIRouter(tags=["leaderboard"])
 router.include_router(lb_api.router)
+router.include_router(lb_model_api.router)
 router.include_router(model_page.router)
 router.include_router(methodology.router)
 router.include_router(compare.router)
@@ -219,7 +221,7 @@ def _render(
         "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
     }
-    return request.app.state.templates.TemplateResponse(request, "leaderboard.html", context)
+    return context_of(request.app).templates.TemplateResponse(request, "leaderboard.html", context)
 
 
 def _board_groups(

@@ -8,11 +8,7 @@ the public overall board, with how often the voter agreed with the public favour
 
 from __future__ import annotations
 
-import hashlib
 import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Annotated
 
@@ -22,8 +18,11 @@ from fastapi.responses import HTMLResponse, Response
 from arena.leaderboard import PublishedBoard
 from arena.leaderboard.store import load_models
 from arena.voting.personal import MIN_COUNTED_VOTES, PersonalBoard, agreement, personal_board
-from arena.voting.record import CountedVote, counted_votes, session_record
-from arena.web.lb_common import FMT, get_reader
+from arena.voting.record import counted_votes, session_record
+from arena.web.caches import BoardCache
+from arena.web.context import context_of
+from arena.web.deps import ContextDep
+from arena.web.lb_common import FMT
 from arena.web.me_schemas import (
     AgreementOut,
     MeOut,
@@ -41,56 +40,7 @@ router = APIRouter(tags=["voter"])
 PER_PAGE = 50
 NO_STORE = {"Cache-Control": "no-store"}
 
-BOARD_CACHE = 256  # personal boards kept per process (a fit with few votes takes up to about a second)
-_LOCK = threading.Lock()
-
 PageQuery = Annotated[int, Query(ge=1, le=10_000, description="Page of the vote list (50 votes a page).")]
-
-
-class BoardCache:
-    """Personal boards by everything they are a function of: the votes, the public board, the fit's settings.
-
-    A reload (or a second process with the same inputs) gives the same digits whether or not the board was
-    kept, so nothing needs invalidating; the cache only spares the bootstrap on repeat visits.
-    """
-
-    def __init__(self, size: int = BOARD_CACHE) -> None:
-        self.size = size
-        self._boards: OrderedDict[bytes, PersonalBoard] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def key(votes: Sequence[CountedVote], *parts: object) -> bytes:
-        """A digest of the votes and the other inputs."""
-        digest = hashlib.blake2b(digest_size=16)
-        for v in votes:
-            digest.update(f"{v.model_a}\t{v.model_b}\t{v.winner}\n".encode())
-        digest.update(repr(parts).encode())
-        return digest.digest()
-
-    def get(self, key: bytes, fit: Callable[[], PersonalBoard]) -> PersonalBoard:
-        """The kept board of `key`, or `fit()` kept for next time."""
-        with self._lock:
-            found = self._boards.get(key)
-            if found is not None:
-                self._boards.move_to_end(key)
-                return found
-        board = fit()
-        with self._lock:
-            self._boards[key] = board
-            while len(self._boards) > self.size:
-                self._boards.popitem(last=False)
-        return board
-
-
-def _cache(request: Request) -> BoardCache:
-    state = request.app.state
-    cache = getattr(state, "personal_boards", None)
-    if cache is None:
-        with _LOCK:
-            cache = getattr(state, "personal_boards", None) or BoardCache()
-            state.personal_boards = cache
-    return cache
 
 
 def _public(board: PublishedBoard | None, model: str) -> PublicOut:
@@ -153,9 +103,9 @@ def _board_out(
 
 def build_me(request: Request, page: int) -> MeOut:
     """The record of the request's voter session (an empty one without a valid session cookie)."""
-    state = request.app.state
-    settings = state.settings
-    session_id = state.sessions.read(request)
+    ctx = context_of(request.app)
+    settings = ctx.settings
+    session_id = ctx.sessions.read(request)
     if session_id is None:
         return MeOut(
             has_session=False,
@@ -167,8 +117,8 @@ def build_me(request: Request, page: int) -> MeOut:
             votes=[],
             modalities=[],
         )
-    reader = get_reader(request)
-    with state.engine.connect() as conn:
+    reader = ctx.leaderboard_reader
+    with ctx.engine.connect() as conn:
         record = session_record(conn, session_id, limit=PER_PAGE, offset=(page - 1) * PER_PAGE)
         counted = counted_votes(conn, session_id) if any(record.counted.values()) else {}
         publics = {m: reader.snapshots.board(conn, m, "overall") for m in record.total}
@@ -190,7 +140,7 @@ def build_me(request: Request, page: int) -> MeOut:
         )
         for v in record.votes
     ]
-    taxonomy = state.taxonomy
+    taxonomy = ctx.taxonomy
     order = [m.slug for m in taxonomy.modalities]
     modalities = []
     for modality in sorted(record.total, key=lambda m: (order.index(m) if m in order else len(order), m)):
@@ -216,7 +166,7 @@ def build_me(request: Request, page: int) -> MeOut:
                 interval=settings.interval_method,
                 n_bootstrap=settings.bootstrap_rounds,
             )
-            board = _cache(request).get(key, fit)
+            board = ctx.personal_boards.get(key, fit)
             board_out = _board_out(board, public, names)
             agreed = agreement(mine, ratings)
             agreement_out = AgreementOut(agreed=agreed.agreed, decisive=agreed.decisive, share=agreed.share)
@@ -266,9 +216,9 @@ def me_api(request: Request, response: Response, page: PageQuery = 1) -> MeOut:
 
 
 @router.get("/me", response_class=HTMLResponse, include_in_schema=False)
-def me_page(request: Request, page: PageQuery = 1) -> HTMLResponse:
+def me_page(request: Request, ctx: ContextDep, page: PageQuery = 1) -> HTMLResponse:
     """The voter's own record as a page."""
     me = build_me(request, page)
-    return request.app.state.templates.TemplateResponse(
+    return ctx.templates.TemplateResponse(
         request, "me.html", {"me": me, "fmt": FMT, "min_votes": MIN_COUNTED_VOTES}, headers=NO_STORE
     )

@@ -15,6 +15,7 @@ from arena.leaderboard.store import load_models
 from arena.settings import Settings
 from arena.voting import anomaly
 from arena.voting.filter_registry import REGISTRY
+from arena.web.context import context_of
 from arena.web.deps import SettingsDep, TaxonomyDep
 from arena.web.lb_common import FMT, ReaderDep, cached_page
 from prompts_taxonomy import Taxonomy
@@ -76,4 +77,4 @@ def _render(
         "taxonomy": taxonomy,
         "text_agreement": text_accuracy_view(reader.engine)["agreement"],
     }
-    return request.app.state.templates.TemplateResponse(request, "methodology.html", context)
+    return context_of(request.app).templates.TemplateResponse(request, "methodology.html", context)

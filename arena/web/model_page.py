@@ -10,7 +10,8 @@ from arena.db.tables import Prompt, ReferenceImage
 from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader
 from arena.media import SERVED_MEDIA_TYPE, normalize_image
-from arena.web.deps import TaxonomyDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, TaxonomyDep
 from arena.web.lb_charts import cell_heatmap, model_charts
 from arena.web.lb_common import FMT, ReaderDep, cached_page, page_not_found
 from arena.web.lb_history import history_chart
@@ -56,14 +57,13 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
         # a text-to-image time is listed once it rests on enough samples (as on the leaderboard)
         "timing_min": reader.min_timing_samples if detail.info.modality == "text_to_image" else 0,
     }
-    return request.app.state.templates.TemplateResponse(request, "model.html", context)
+    return context_of(request.app).templates.TemplateResponse(request, "model.html", context)
 
 
 @router.get("/leaderboard/reference/{prompt_id}", include_in_schema=False)
-def prompt_reference(prompt_id: str, request: Request) -> Response:
+def prompt_reference(prompt_id: str, ctx: ContextDep) -> Response:
     """The normalized reference image of an editing prompt (curated public images, shown with examples)."""
-    state = request.app.state
-    with state.engine.connect() as conn:
+    with ctx.engine.connect() as conn:
         row = conn.execute(
             select(ReferenceImage.id, ReferenceImage.path)
             .join(Prompt, Prompt.reference_image_id == ReferenceImage.id)
@@ -71,9 +71,9 @@ def prompt_reference(prompt_id: str, request: Request) -> Response:
         ).first()
     if row is None:
         raise HTTPException(404, "no such image")
-    cache: dict[int, bytes] = state.reference_cache
+    cache: dict[int, bytes] = ctx.reference_cache
     if row.id not in cache:
-        path = state.settings.media_dir / row.path
+        path = ctx.settings.media_dir / row.path
         if not path.is_file():
             raise HTTPException(404, "no such image")
         cache[row.id] = normalize_image(path.read_bytes())

@@ -24,8 +24,8 @@ from starlette.responses import Response
 
 from arena import operators
 from arena.operators import BOOTSTRAP, Identity
-from arena.secret_key import resolve_secret
 from arena.settings import Settings
+from arena.web.context import context_of
 from arena.web.deps import bootstrap_matches, check_locked_out, count_wrong_token, get_settings
 
 COOKIE = "arena_operator"
@@ -33,11 +33,7 @@ COOKIE = "arena_operator"
 
 def app_secret(request: Request) -> str:
     """The app's secret (ARENA_SECRET_KEY or the generated one), read once per app."""
-    state = request.app.state
-    secret = getattr(state, "operator_secret", None)
-    if secret is None:
-        secret = state.operator_secret = resolve_secret(state.settings)
-    return secret
+    return context_of(request.app).secret
 
 
 def _serializer(request: Request) -> URLSafeTimedSerializer:
@@ -52,7 +48,7 @@ def enabled(request: Request, settings: Settings) -> bool:
     """Operator routes work once there is a bootstrap token or at least one named operator."""
     if settings.operator_token:
         return True
-    with Session(request.app.state.engine) as session:
+    with Session(context_of(request.app).engine) as session:
         return operators.any_active(session)
 
 
@@ -68,7 +64,7 @@ def authenticate(request: Request, settings: Settings, presented: str) -> Identi
     check_locked_out(request)
     if bootstrap_matches(settings, presented):
         return Identity(BOOTSTRAP, "admin")
-    with Session(request.app.state.engine) as session:
+    with Session(context_of(request.app).engine) as session:
         who = operators.verify_token(session, presented)
     if who is None:
         count_wrong_token(request)
@@ -85,6 +81,7 @@ def bearer_identity(request: Request, settings: Settings) -> Identity | None:
 
 def _cookie(request: Request, settings: Settings) -> tuple[str, Identity] | None:
     """(session id, identity) of a live console session, or None."""
+    ctx = context_of(request.app)
     raw = request.cookies.get(COOKIE)
     if not raw:
         return None
@@ -98,8 +95,8 @@ def _cookie(request: Request, settings: Settings) -> tuple[str, Identity] | None
         not settings.operator_token or data["b"] != _bootstrap_id(settings)
     ):  # the bootstrap token changed or was removed: its sessions end
         return None
-    with Session(request.app.state.engine) as session:
-        who = operators.session_identity(session, data["s"], now=request.app.state.clock())
+    with Session(ctx.engine) as session:
+        who = operators.session_identity(session, data["s"], now=ctx.clock())
     return None if who is None else (data["s"], who)
 
 
@@ -133,12 +130,13 @@ def same_origin(request: Request) -> bool:
 
 def sign_in(request: Request, response: Response, settings: Settings, token: str) -> Identity | None:
     """Open a session and set its cookie when `token` is valid; None (and no cookie) otherwise."""
+    ctx = context_of(request.app)
     who = authenticate(request, settings, token)
     if who is None:
         return None
     hours = settings.operator_session_hours
-    with Session(request.app.state.engine) as session:
-        raw = operators.open_session(session, who, now=request.app.state.clock(), ttl=timedelta(hours=hours))
+    with Session(ctx.engine) as session:
+        raw = operators.open_session(session, who, now=ctx.clock(), ttl=timedelta(hours=hours))
     payload: dict[str, Any] = {"s": raw}
     if who.name == BOOTSTRAP:
         payload["b"] = _bootstrap_id(settings)
@@ -156,10 +154,11 @@ def sign_in(request: Request, response: Response, settings: Settings, token: str
 
 def sign_out(request: Request, settings: Settings, response: Response) -> None:
     """Revoke the session server-side and remove the cookie."""
+    ctx = context_of(request.app)
     found = _cookie(request, settings)
     if found is not None:
-        with Session(request.app.state.engine) as session:
-            operators.close_session(session, found[0], now=request.app.state.clock())
+        with Session(ctx.engine) as session:
+            operators.close_session(session, found[0], now=ctx.clock())
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
 
 

@@ -11,19 +11,20 @@ from sqlmodel import func, select
 from arena.db.tables import Model, Output, Prompt
 from arena.pool import coverage
 from arena.served import SIZE_CLASSES
-from arena.web.deps import SessionDep, TaxonomyDep
+from arena.web.context import context_of
+from arena.web.deps import ContextDep, SessionDep, TaxonomyDep
 
 router = APIRouter(tags=["pages"])
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def arena_page(request: Request, session: SessionDep, taxonomy: TaxonomyDep) -> HTMLResponse:
+def arena_page(request: Request, ctx: ContextDep, session: SessionDep, taxonomy: TaxonomyDep) -> HTMLResponse:
     """The arena page. Until models have outputs it shows the prompt pool the matchups will draw from."""
     cells = coverage(session, taxonomy)
     totals: dict[str, int] = {}
     for cell in cells:
         totals[cell.modality] = totals.get(cell.modality, 0) + cell.active
-    return request.app.state.templates.TemplateResponse(
+    return ctx.templates.TemplateResponse(
         request,
         "index.html",
         {
@@ -44,7 +45,7 @@ def favicon() -> RedirectResponse:
 
 def demo_preparing(request: Request, session: SessionDep) -> dict[str, Any] | None:
     """While `arena demo --serve` prepares the demo behind the server: its stage and images made so far."""
-    progress = getattr(request.app.state, "demo_progress", None)
+    progress = context_of(request.app).live.demo_progress
     if progress is None or progress.ready:
         return None
     made = session.exec(select(func.count()).select_from(Output).where(Output.status == "ok")).one()

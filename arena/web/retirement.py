@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from arena.operators import Identity
 from arena.retirement import ReportError, apply_report, get_report, list_reports, reject_report, report_header
 from arena.web.console import console_page
-from arena.web.deps import RowId, SettingsDep
+from arena.web.deps import ContextDep, RowId, SettingsDep
 from arena.web.operator_auth import OperatorDep, OperatorReadDep, check_form_post
 
 router = APIRouter(tags=["retirement"])
@@ -35,16 +35,16 @@ def _error(exc: ReportError) -> HTTPException:
 
 
 @router.get("/api/v1/retirement/reports")
-def reports_json(request: Request, _operator: OperatorReadDep) -> list[dict[str, Any]]:
+def reports_json(ctx: ContextDep, _operator: OperatorReadDep) -> list[dict[str, Any]]:
     """The latest retirement reports, newest first: id, status, who approved, summary counts."""
-    return list_reports(request.app.state.engine)
+    return list_reports(ctx.engine)
 
 
 @router.get("/api/v1/retirement/reports/{report_id}")
-def report_json(request: Request, report_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
+def report_json(ctx: ContextDep, report_id: RowId, _operator: OperatorReadDep) -> dict[str, Any]:
     """One report in full: flagged prompts with their statistics and reasons, coverage after retirement."""
     try:
-        row = get_report(request.app.state.engine, report_id)
+        row = get_report(ctx.engine, report_id)
     except ReportError as exc:
         raise _error(exc) from None
     return report_header(row) | {"report": row.report}
@@ -52,7 +52,7 @@ def report_json(request: Request, report_id: RowId, _operator: OperatorReadDep) 
 
 @router.post("/api/v1/retirement/reports/{report_id}/apply")
 def apply_json(
-    request: Request,
+    ctx: ContextDep,
     report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who approves (audit log).")] = None,
@@ -60,11 +60,11 @@ def apply_json(
     """Retire the report's flagged prompts now (a draft only; a second apply is refused with 409)."""
     try:
         retired = apply_report(
-            request.app.state.engine,
+            ctx.engine,
             report_id,
             _actor(operator, name),
-            now=request.app.state.clock(),
-            pool=request.app.state.pool,
+            now=ctx.clock(),
+            pool=ctx.pool,
         )
     except ReportError as exc:
         raise _error(exc) from None
@@ -73,7 +73,7 @@ def apply_json(
 
 @router.post("/api/v1/retirement/reports/{report_id}/reject")
 def reject_json(
-    request: Request,
+    ctx: ContextDep,
     report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who rejects (audit log).")] = None,
@@ -82,11 +82,11 @@ def reject_json(
     """Reject a draft report: no prompt changes."""
     try:
         reject_report(
-            request.app.state.engine,
+            ctx.engine,
             report_id,
             _actor(operator, name),
             reason=reason[:500],
-            now=request.app.state.clock(),
+            now=ctx.clock(),
         )
     except ReportError as exc:
         raise _error(exc) from None
@@ -94,9 +94,9 @@ def reject_json(
 
 
 @router.get("/admin/retirement", response_class=HTMLResponse, include_in_schema=False)
-def retirement_page(request: Request) -> HTMLResponse:
+def retirement_page(request: Request, ctx: ContextDep) -> HTMLResponse:
     """The latest retirement report with approve / reject buttons (operators), or the sign-in form."""
-    engine = request.app.state.engine
+    engine = ctx.engine
 
     def build(_who: Identity) -> dict[str, Any]:
         reports = list_reports(engine, limit=12)
@@ -118,6 +118,7 @@ def retirement_page(request: Request) -> HTMLResponse:
 @router.post("/admin/retirement/{report_id}/{decision}", include_in_schema=False)
 def retirement_decide(
     request: Request,
+    ctx: ContextDep,
     report_id: RowId,
     decision: str,
     settings: SettingsDep,
@@ -129,10 +130,10 @@ def retirement_decide(
     actor = _actor(check_form_post(request, settings, csrf), name)
     if decision not in ("apply", "reject"):
         raise HTTPException(status.HTTP_404_NOT_FOUND, "unknown decision")
-    engine, now = request.app.state.engine, request.app.state.clock()
+    engine, now = ctx.engine, ctx.clock()
     try:
         if decision == "apply":
-            apply_report(engine, report_id, actor, now=now, pool=request.app.state.pool)
+            apply_report(engine, report_id, actor, now=now, pool=ctx.pool)
         else:
             reject_report(engine, report_id, actor, reason=reason[:500], now=now)
     except ReportError as exc:

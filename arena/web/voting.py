@@ -21,6 +21,7 @@ from arena.db.tables import ReferenceImage
 from arena.media import normalize_image
 from arena.served import FULL_SIZE, MEDIA_TYPE, SIZE_CLASSES, serve_variant
 from arena.voting.service import VoteError, Voter, WouldWait
+from arena.web.context import context_of
 from arena.web.media import NO_STORE
 
 router = APIRouter(tags=["arena"])
@@ -71,19 +72,19 @@ def _admit(request: Request, *, new_session: bool) -> tuple[Voter, str | None]:
     admitted = getattr(request.state, "voter", None)
     if admitted is not None:
         return admitted
-    state = request.app.state
-    session_id = state.sessions.read(request)
+    ctx = context_of(request.app)
+    session_id = ctx.sessions.read(request)
     if session_id is None and not new_session:
         raise HTTPException(403, "no voter session: load a matchup first")
-    new = None if session_id else state.sessions.new_id()
-    address = state.sessions.client_address(request)
-    for limiter, key in ((state.address_limiter, address), (state.session_limiter, session_id or new)):
+    new = None if session_id else ctx.sessions.new_id()
+    address = ctx.sessions.client_address(request)
+    for limiter, key in ((ctx.address_limiter, address), (ctx.session_limiter, session_id or new)):
         wait = limiter.take(key)
         if wait > 0:
             raise HTTPException(
                 429, "too many requests; slow down", headers={"Retry-After": str(int(wait) + 1)}
             )
-    request.state.voter = (Voter(session_id or new, state.sessions.address_hash(address)), new)
+    request.state.voter = (Voter(session_id or new, ctx.sessions.address_hash(address)), new)
     return request.state.voter
 
 
@@ -101,15 +102,15 @@ async def _run(request: Request, fn: Callable[..., T], *args: Any) -> T:
     pool load, it raises `WouldWait` with nothing stored, and the call is made again on a vote-path thread.
     Otherwise (PostgreSQL, Redis: network round trips) it runs on the app's vote-path threads, with this
     request's context variables (request id, audit source)."""
-    state = request.app.state
-    if state.vote_inline:
+    ctx = context_of(request.app)
+    if ctx.vote_inline:
         try:
             return fn(*args, wait=False)
         except WouldWait:
             pass
     context = contextvars.copy_context()
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(state.vote_threads, context.run, partial(fn, *args, wait=True))
+    return await loop.run_in_executor(ctx.vote_threads, context.run, partial(fn, *args, wait=True))
 
 
 def _json(payload: dict) -> JSONResponse:
@@ -118,12 +119,10 @@ def _json(payload: dict) -> JSONResponse:
 
 def _serve(request: Request, modality: str, *, wait: bool) -> tuple[dict, str | None]:
     """The matchup and, when the request had no valid session cookie, the new session id to set."""
-    state = request.app.state
+    ctx = context_of(request.app)
     voter, new = _admit(request, new_session=True)
     try:
-        payload = state.arena.serve_matchup(
-            voter, modality, np.random.default_rng(), state.clock(), wait=wait
-        )
+        payload = ctx.arena.serve_matchup(voter, modality, np.random.default_rng(), ctx.clock(), wait=wait)
     except VoteError as exc:
         _raise(exc)
     return payload, new
@@ -145,19 +144,19 @@ async def new_matchup(body: MatchupRequest, request: Request) -> Response:
     payload, new_session = await _run(request, _serve, request, body.modality)
     response = _json(payload)
     if new_session is not None:
-        request.app.state.sessions.set_cookie(response, request, new_session)
+        context_of(request.app).sessions.set_cookie(response, request, new_session)
     return response
 
 
 def _cast(request: Request, body: VoteRequest, *, wait: bool) -> dict:
-    state = request.app.state
+    ctx = context_of(request.app)
     voter, _ = _admit(request, new_session=False)
     try:
-        return state.arena.cast_vote(
+        return ctx.arena.cast_vote(
             voter,
             body.matchup_id,
             body.choice,
-            state.clock(),
+            ctx.clock(),
             nonce=body.nonce,
             honeypot=body.website,
             wait=wait,
@@ -199,9 +198,9 @@ async def _answer_image(started: float, data: bytes) -> Response:
 
 
 def _matchup_image_bytes(request: Request, token: str, side: int) -> bytes:
-    state = request.app.state
-    media_id = state.arena.fetch_image(token, state.sessions.read(request), state.clock())
-    path = state.media.served_path(media_id) if media_id else None
+    ctx = context_of(request.app)
+    media_id = ctx.arena.fetch_image(token, ctx.sessions.read(request), ctx.clock())
+    path = ctx.media.served_path(media_id) if media_id else None
     if path is None:
         raise HTTPException(404, "no such image")
     return serve_variant(path.read_bytes(), side)
@@ -219,17 +218,17 @@ async def matchup_image(token: str, request: Request, size: int | None = None) -
 
 
 def _reference_bytes(request: Request, matchup_id: str, side: int) -> bytes:
-    state = request.app.state
-    ref_id = state.arena.reference_for(matchup_id, state.sessions.read(request))
+    ctx = context_of(request.app)
+    ref_id = ctx.arena.reference_for(matchup_id, ctx.sessions.read(request))
     if ref_id is None:
         raise HTTPException(404, "no such image")
-    cache: dict[int, bytes] = state.reference_cache
+    cache: dict[int, bytes] = ctx.reference_cache
     if ref_id not in cache:
-        with Session(state.engine) as session:
+        with Session(ctx.engine) as session:
             ref = session.get(ReferenceImage, ref_id)
             if ref is None:
                 raise HTTPException(404, "no such image")
-            cache[ref_id] = normalize_image((state.settings.media_dir / ref.path).read_bytes())
+            cache[ref_id] = normalize_image((ctx.settings.media_dir / ref.path).read_bytes())
     return serve_variant(cache[ref_id], side)
 
 

@@ -5,6 +5,7 @@ import httpx
 
 from arena.app import create_app
 from arena.cli.demo import DemoProgress
+from arena.web.context import context_of
 from tests.conftest import serve
 
 
@@ -18,7 +19,7 @@ def test_the_favicon_is_served_and_linked(http):
 
 def test_while_the_demo_is_prepared_the_page_says_how_far_it_got(settings, world):
     app = create_app(settings, engine=world)
-    app.state.demo_progress = DemoProgress()
+    context_of(app).live.demo_progress = DemoProgress()
     with serve(app) as url, httpx.Client(base_url=url) as client:
         text = client.get("/").text
         assert "The demo is still being prepared (generating the sandbox images)" in text
@@ -26,6 +27,6 @@ def test_while_the_demo_is_prepared_the_page_says_how_far_it_got(settings, world
         assert "56 of " in text
         board = client.get("/leaderboard").text  # no snapshot yet: the board page says why
         assert "The demo is still being prepared" in board and "arena ratings snapshot" not in board
-        app.state.demo_progress.ready = True
+        context_of(app).live.demo_progress.ready = True
         assert "still being prepared" not in client.get("/").text
         assert "still being prepared" not in client.get("/leaderboard").text  # not kept in the page cache

@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 from arena import operators
 from arena.app import create_app
 from arena.db.tables import AuditEntry, Operator
+from arena.web.context import context_of
 from tests.conftest import serve
 
 OPERATOR_PREFIXES = ("/api/v1/admin", "/api/v1/retirement")
@@ -72,7 +73,7 @@ def test_every_operator_route_and_console_page_refuses_anonymous_callers(site):
                     method, _fill(path), headers={"Authorization": "Bearer arena_0123456789ab_" + "x" * 30}
                 )
                 assert wrong.status_code in (401, 429), (method, path)
-        app.state.operator_attempts._buckets.clear()  # the guesses above locked this address out
+        context_of(app).operator_attempts._buckets.clear()  # the guesses above locked this address out
         console = _console_routes(app)
         assert {p for _, p in console} >= {"/admin", "/admin/models", "/admin/prompts", "/admin/votes",
                                             "/admin/audit", "/admin/operators", "/admin/retirement"}  # fmt: skip

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from arena.app import create_app
 from arena.db.tables import Prompt, Vote
 from arena.vote_counts import kept_filter
+from arena.web.context import context_of
 from ratings import Votes, compute_board
 from ratings.cohorts import CohortRule
 from tests.conftest import serve
@@ -89,9 +90,9 @@ def test_one_url_answers_the_readers_question_and_is_fitted_once_per_snapshot(se
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", first.text))
     assert "Combined board, fitted on request" in text
     assert re.search(r'<tr data-model="lb-', first.text)
-    fits = len(app.state.leaderboard_reader.combined._found)
+    fits = len(context_of(app).leaderboard_reader.combined._found)
     assert client.get(url + "&sort=votes&order=desc").status_code == 200  # another view of the same board
-    assert len(app.state.leaderboard_reader.combined._found) == fits
+    assert len(context_of(app).leaderboard_reader.combined._found) == fits
     # the selects of the combine form show the chosen filters
     assert f'<option value="{use_case}" selected>' in first.text
     assert f'<option value="{capability}" selected>' in first.text

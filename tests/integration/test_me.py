@@ -19,6 +19,7 @@ from sqlalchemy import insert, select
 from arena.app import create_app
 from arena.db.tables import Output, Prompt, Vote, VoteVerdict
 from arena.snapshots import take_snapshot
+from arena.web.context import context_of
 from tests.conftest import serve
 
 T2I = "text_to_image"
@@ -163,7 +164,7 @@ def me_world(settings, world) -> World:
     )
     assert f"{T2I}/overall" in report.boards
     app = create_app(settings, engine=world)
-    sign = app.state.sessions.sign
+    sign = context_of(app).sessions.sign
     iso = lambda ts: {t.isoformat() for t in ts}  # noqa: E731
     with serve(app) as url:
         yield World(url, sign(mine), sign(other), iso(cast.times[mine]), iso(cast.times[other]))

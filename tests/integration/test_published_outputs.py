@@ -25,6 +25,7 @@ from arena.publication import ALIKE_BITS, image_hash
 from arena.registry import parse_registry, sync_registry
 from arena.snapshots import take_snapshot
 from arena.voting.service import Voter
+from arena.web.context import context_of
 from tests.conftest import WORLD_MODELS, ColourProvider, serve
 
 MODELS = [f"model-{i}" for i in range(4)]
@@ -125,13 +126,13 @@ def _repeats(served: list[tuple[str, int, bytes]], published: dict[int, bytes]) 
 
 def _serve(app, rounds: int, tag: str) -> list[tuple[str, int, bytes]]:
     """(prompt, output id, image bytes) of every image of `rounds` matchups, fetched as a voter would."""
-    service, store, now = app.state.arena, app.state.media, utcnow()
+    service, store, now = context_of(app).arena, context_of(app).media, utcnow()
     rng = np.random.default_rng(5)
     served = []
     for k in range(rounds):
         session = f"{tag}-{k % 40}"
         matchup = service.serve_matchup(Voter(session), "text_to_image", rng, now + timedelta(seconds=k))
-        with app.state.engine.connect() as conn:
+        with context_of(app).engine.connect() as conn:
             row = conn.execute(select(Matchup).where(Matchup.id == matchup["id"])).one()
         for side, output_id in (("left", row.left_output_id), ("right", row.right_output_id)):
             token = matchup["images"][side].rsplit("/", 1)[1]
@@ -147,9 +148,9 @@ def test_a_restored_prompt_never_serves_its_published_images_and_the_backfill_ma
     settings = settings.model_copy(update={"demo_mode": True, "bootstrap_rounds": 20})
     target, _prompts = _world(settings, initialized)
     app = create_app(settings, engine=initialized)
-    assert target in app.state.pool.get("text_to_image").prompts
+    assert target in context_of(app).pool.get("text_to_image").prompts
     prompt_admin.set_status(
-        initialized, target, retire=True, reason="no signal", actor="alice", pool=app.state.pool
+        initialized, target, retire=True, reason="no signal", actor="alice", pool=context_of(app).pool
     )
     take_snapshot(initialized, settings, modality="text_to_image", refilter=False)
     published: dict[int, bytes] = {}
@@ -166,7 +167,7 @@ def test_a_restored_prompt_never_serves_its_published_images_and_the_backfill_ma
     assert len(published) == 4  # every model's image of the retired prompt was shown captioned
 
     prompt_admin.set_status(
-        initialized, target, retire=False, reason="back", actor="alice", pool=app.state.pool
+        initialized, target, retire=False, reason="back", actor="alice", pool=context_of(app).pool
     )
     served = _serve(app, MATCHUPS, "before")
     assert len(served) == 2 * MATCHUPS
@@ -176,7 +177,7 @@ def test_a_restored_prompt_never_serves_its_published_images_and_the_backfill_ma
 
     report = _backfill(initialized, settings, _sandbox(), {target}).report
     assert report.generated == 4 and report.failed == 0
-    app.state.pool.invalidate()
+    context_of(app).pool.invalidate()
     served = _serve(app, MATCHUPS, "after")
     mine = [(oid, img) for p, oid, img in served if p == target]
     assert mine  # servable again, with its new outputs only
@@ -201,12 +202,12 @@ def test_a_provider_that_redraws_a_published_image_leaves_the_restored_prompt_ou
     prompt_admin.set_status(initialized, target, retire=True, reason="r", actor="alice")
     prompt_admin.set_status(initialized, target, retire=False, reason="r", actor="alice")
     app = create_app(settings, engine=initialized)
-    assert target not in app.state.pool.get("text_to_image").prompts
+    assert target not in context_of(app).pool.get("text_to_image").prompts
     report = _backfill(initialized, settings, colours, {target}).report
     assert report.generated == 0 and report.failed == 2
     assert {f[2].split(":")[0] for f in report.failures} == {REPEAT_KIND}
-    app.state.pool.invalidate()
-    assert target not in app.state.pool.get("text_to_image").prompts
+    context_of(app).pool.invalidate()
+    assert target not in context_of(app).pool.get("text_to_image").prompts
 
 
 def test_serving_an_image_on_media_publishes_it_whatever_retired_its_prompt(settings, initialized):
@@ -232,9 +233,9 @@ def test_serving_an_image_on_media_publishes_it_whatever_retired_its_prompt(sett
     with initialized.begin() as conn:
         assert conn.execute(select(Output.published_at).where(Output.id == output_id)).scalar() is not None
         conn.execute(update(Prompt).where(Prompt.id == target).values(status="active"))
-    app.state.pool.invalidate()
+    context_of(app).pool.invalidate()
     assert (
-        target not in app.state.pool.get("text_to_image").prompts
+        target not in context_of(app).pool.get("text_to_image").prompts
     )  # one model left unpublished: not matched
 
 
@@ -250,10 +251,10 @@ def test_an_open_matchup_stops_delivering_an_image_once_it_is_published(settings
     assert _backfill(initialized, settings, _sandbox_of(2), {target}).report.generated == 2
     app = create_app(settings, engine=initialized)
     now = utcnow()
-    matchup = app.state.arena.serve_matchup(Voter("s1"), "text_to_image", np.random.default_rng(1), now)
+    matchup = context_of(app).arena.serve_matchup(Voter("s1"), "text_to_image", np.random.default_rng(1), now)
     left = matchup["images"]["left"].rsplit("/", 1)[1]
     right = matchup["images"]["right"].rsplit("/", 1)[1]
-    assert app.state.arena.fetch_image(left, "s1", now) is not None
+    assert context_of(app).arena.fetch_image(left, "s1", now) is not None
     prompt_admin.set_status(initialized, target, retire=True, reason="r", actor="other-process")
-    assert app.state.arena.fetch_image(left, "s1", now) is None
-    assert app.state.arena.fetch_image(right, "s1", now) is None
+    assert context_of(app).arena.fetch_image(left, "s1", now) is None
+    assert context_of(app).arena.fetch_image(right, "s1", now) is None

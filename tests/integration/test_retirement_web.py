@@ -9,6 +9,7 @@ from sqlmodel import Session, select
 from arena.app import create_app
 from arena.db.tables import AuditEntry, Prompt, RetirementReport
 from arena.retirement import apply_report, get_report, run_monthly, store_report
+from arena.web.context import context_of
 from tests.conftest import serve
 from tests.support.retirement_month import NOW, build_month
 
@@ -23,7 +24,7 @@ def month(settings, initialized):
 def test_operators_approve_over_the_api_and_retired_prompts_leave_the_live_pool_at_once(month, initialized):
     app = create_app(month.settings, engine=initialized, clock=lambda: NOW)
     report_id = run_monthly(initialized, month.settings, now=NOW)
-    served = set(app.state.pool.get("text_to_image").prompts)  # the app's cache is warm
+    served = set(context_of(app).pool.get("text_to_image").prompts)  # the app's cache is warm
     assert set(month.coin_flips) <= served
     with serve(app) as url, httpx.Client(base_url=url, timeout=10) as client:
         assert client.get("/api/v1/retirement/reports").status_code == 401
@@ -38,7 +39,7 @@ def test_operators_approve_over_the_api_and_retired_prompts_leave_the_live_pool_
             f"/api/v1/retirement/reports/{report_id}/apply", headers=BEARER, json={"name": "alice"}
         )
         assert done.status_code == 200 and sorted(done.json()["retired"]) == sorted(month.coin_flips)
-        assert set(app.state.pool.get("text_to_image").prompts) == served - set(month.coin_flips)
+        assert set(context_of(app).pool.get("text_to_image").prompts) == served - set(month.coin_flips)
         again = client.post(f"/api/v1/retirement/reports/{report_id}/apply", headers=BEARER)
         assert again.status_code == 409 and "already applied by bootstrap (alice)" in again.json()["detail"]
     with Session(initialized) as s:

@@ -15,6 +15,7 @@ from arena.leaderboard import reader as reader_module
 from arena.shared_state import PageGeneration, SharedRedis, shared_redis
 from arena.snapshots import take_snapshot
 from arena.voting.shared_plan import SharedPlan
+from arena.web.context import context_of
 from tests.conftest import serve
 from tests.integration.test_snapshots import _votes
 
@@ -52,11 +53,11 @@ def test_two_workers_draw_matchups_from_one_plan_only_with_redis(rated, world, s
     with serve(one) as url_one, serve(two) as url_two:
         _matchup(url_one)
         _matchup(url_two)
-    first, second = one.state.pool.get(MODALITY), two.state.pool.get(MODALITY)
+    first, second = context_of(one).pool.get(MODALITY), context_of(two).pool.get(MODALITY)
     assert first.plan and second.plan == first.plan
     if shared:
         assert first.plan_version is not None and second.plan_version == first.plan_version
-        computed = one.state.pool.plan_source.computed + two.state.pool.plan_source.computed
+        computed = context_of(one).pool.plan_source.computed + context_of(two).pool.plan_source.computed
         assert computed == 1  # the second worker read the first one's plan instead of computing its own
     else:
         assert first.plan_version is None and second.plan_version is None  # each computed its own
@@ -134,9 +135,9 @@ def test_an_operator_change_that_invalidates_the_pool_advances_the_shared_genera
     settings = settings.model_copy(update={"redis_url": REDIS, "secret_key": secrets.token_hex(16)})
     app = create_app(settings, engine=world)
     generation = PageGeneration(shared_redis(settings))
-    app.state.pool.get(MODALITY)
+    context_of(app).pool.get(MODALITY)
     start = generation.current()
-    app.state.pool.invalidate()  # what model, prompt and retirement changes call
+    context_of(app).pool.invalidate()  # what model, prompt and retirement changes call
     assert generation.current() == start + 1
 
 

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from arena.app import create_app
 from arena.db.tables import Vote
 from arena.voting import pow as proof
+from arena.web.context import context_of
 from arena.web.voting import _admit
 
 SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -54,15 +55,15 @@ def test_a_vote_behind_another_writers_lock_waits_off_the_event_loop(settings, w
 @SQLITE_ONLY
 def test_an_admission_retried_on_a_vote_thread_takes_one_token(settings, world):
     app = create_app(settings, engine=world)
-    assert app.state.vote_inline
+    assert context_of(app).vote_inline
     scope = {"type": "http", "app": app, "method": "POST", "path": "/api/v1/matchups", "headers": [],
              "client": ("203.0.113.9", 5000), "state": {}}  # fmt: skip
     request = Request(scope)
     first = _admit(request, new_session=True)
     again = _admit(request, new_session=True)
     assert again is first and first[1] is not None  # the same voter and new session, not a second one
-    address = app.state.sessions.client_address(request)
-    taken = app.state.address_limiter.burst - app.state.address_limiter._tokens(
-        address, app.state.address_limiter.clock()
+    address = context_of(app).sessions.client_address(request)
+    taken = context_of(app).address_limiter.burst - context_of(app).address_limiter._tokens(
+        address, context_of(app).address_limiter.clock()
     )
     assert taken == pytest.approx(1.0, abs=0.01)
