@@ -21,40 +21,34 @@ from arena import __version__
 from arena.db import make_engine
 from arena.db.tables import utcnow
 from arena.leaderboard import LeaderboardReader
-from arena.media import MediaStore
-from arena.paths import STATIC_DIR, TEMPLATES_DIR
-from arena.secret_key import resolve_secret
+from arena.media.store import MediaStore
+from arena.runtime.paths import STATIC_DIR, TEMPLATES_DIR
+from arena.runtime.secret_key import resolve_secret
+from arena.runtime.shared_state import PageGeneration, SharedRedis, shared_redis
 from arena.settings import Settings
-from arena.shared_state import PageGeneration, SharedRedis, shared_redis
-from arena.voting.pool import PoolCache
+from arena.voting.matchup_cache import PoolCache
 from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions
-from arena.web import (
-    admin,
-    api,
-    apidocs,
-    console_audit,
-    console_models,
-    console_operators,
-    console_prompts,
-    console_votes,
-    health,
-    leaderboard,
-    me,
-    media,
-    pages,
-    voting,
-)
-from arena.web import evals as evals_web
-from arena.web import judge as judge_web
-from arena.web import retirement as retirement_web
+from arena.web import api, apidocs, health, media, pages
 from arena.web.caches import BoardCache, PageCache
+from arena.web.console import audit as console_audit
+from arena.web.console import evals as evals_web
+from arena.web.console import jobs as admin
+from arena.web.console import judge as judge_web
+from arena.web.console import models as console_models
+from arena.web.console import operators as console_operators
+from arena.web.console import prompts as console_prompts
+from arena.web.console import retirement as retirement_web
+from arena.web.console import votes as console_votes
 from arena.web.context import AppContext, Limiter, LiveState
 from arena.web.guards import GuardMiddleware
+from arena.web.leaderboard import page as leaderboard
 from arena.web.observe import ObserveMiddleware
 from arena.web.observe import router as metrics_router
 from arena.web.openapi import conforming_openapi
+from arena.web.voter import me
+from arena.web.voter import routes as voting
 from prompts_taxonomy import load_taxonomy
 
 

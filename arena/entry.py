@@ -1,5 +1,5 @@
 """The `arena` console script: `arena ratings fit` starts on a short path (Typer and the ratings package only);
-every other command loads the full command line (`arena.cli`)."""
+every other command loads the full command line (`arena.cli.main`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import sys
 def main() -> None:
     """Console-script entry point."""
     if sys.argv[1:3] == ["ratings", "fit"]:
-        from arena.ratings_cli import fit_main
+        from arena.cli.ratings import fit_main
 
         fit_main(sys.argv[3:])
         return
-    from arena.cli import main as full
+    from arena.cli.main import main as full
 
     full()

@@ -13,8 +13,8 @@ from sqlmodel import Session, select
 
 from arena.db import upgrade_database
 from arena.db.tables import TaxonomyLabel, TimingPrompt
-from arena.pool import import_prompt_lines
-from arena.registry import load_registry, sync_registry
+from arena.generation.registry import load_registry, sync_registry
+from arena.prompts.pool import import_prompt_lines
 from arena.settings import Settings
 from prompts_taxonomy import Taxonomy, load_taxonomy
 from prompts_taxonomy.starter import (

@@ -12,7 +12,7 @@ times, each as a fresh process in the same run, with the machine's load average 
 * optionally (``--old-rounds N``) the older FastChat-style path (:mod:`bench.fastchat_baseline`: dense
   duplicated design, one logistic regression per round), its bootstrap timed over N rounds and extrapolated;
 * the rating job's fit (what `arena ratings snapshot` runs on the database's grouped votes:
-  ``arena.vote_counts.counted_rows`` then ``ratings.compute_all_boards``), in this process, from the same
+  ``arena.voting.kept_votes.counted_rows`` then ``ratings.compute_all_boards``), in this process, from the same
   votes grouped as the database's ``GROUP BY`` returns them.
 
 It prints a markdown table: seconds (wall, and CPU of the process and its children), the speed ratio, and
@@ -103,7 +103,7 @@ def timed(cmd: list[str]) -> tuple[float, float, float, str]:
 def snapshot_fit(path: Path, anchor: str, rounds: int) -> tuple[float, dict[str, float]]:
     """The rating job's fit on the file's votes grouped as the database groups them: median seconds of 3 and
     the ratings."""
-    from arena.vote_counts import counted_rows
+    from arena.voting.kept_votes import counted_rows
     from ratings import CohortRule, compute_all_boards
 
     with open(path, encoding="utf-8") as handle:

@@ -55,7 +55,7 @@ def main() -> None:
         log = (Path(tmp) / "server.log").open("w")
         started = time.perf_counter()
         server = subprocess.Popen(
-            [sys.executable, "-c", "from arena.cli import main; main()", "demo", "--serve"],
+            [sys.executable, "-c", "from arena.cli.main import main; main()", "demo", "--serve"],
             cwd=clone,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -32,9 +32,9 @@ from arena.evals.graders.ocr import ocr_exact_text, read_lines
 from arena.evals.graders.preservation import preservation
 from arena.evals.scores import Sample
 from arena.evals.textmatch import Normalization, quoted_lines
-from arena.providers import GenerationRequest, build_provider
-from arena.providers.sandbox_draw import draw_sign
-from arena.registry import load_registry
+from arena.generation.providers import GenerationRequest, build_provider
+from arena.generation.providers.sandbox_draw import draw_sign
+from arena.generation.registry import load_registry
 from prompts_taxonomy.starter import starter_pool_files
 
 ROOT = Path(__file__).resolve().parents[1]

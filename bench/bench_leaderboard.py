@@ -28,10 +28,10 @@ from sqlmodel import Session
 from arena.app import create_app
 from arena.db import make_engine
 from arena.db.tables import LatencySample, Output, Prompt, RatingSnapshot, Vote
+from arena.generation.registry import parse_registry, sync_registry
 from arena.initialize import initialize
-from arena.registry import parse_registry, sync_registry
+from arena.leaderboard.snapshots import take_snapshot
 from arena.settings import Settings
-from arena.snapshots import take_snapshot
 from tests.conftest import serve
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)

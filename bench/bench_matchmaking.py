@@ -23,14 +23,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import kendalltau
 
-from arena.matchmaking import (
-    History,
-    Standing,
-    choose_pair,
-    model_share_cap,
-    pair_key,
-)
 from arena.settings import Settings
+from arena.voting.matchmaking import History, Standing, choose_pair, model_share_cap, pair_key
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry
 from ratings.vote_plan import expected_misorders, plan_votes
 

@@ -91,7 +91,7 @@ def main() -> None:
                 print(f"| {name} | {beta:g} ({what}) | {cells} |")
     print(
         f"\n20 models, {seeds} seeds x {prompts} prompts per (beta, votes, spread), history {args.history} + "
-        f"month {args.month} votes served by arena.matchmaking.choose_pair; 10% ties; "
+        f"month {args.month} votes served by arena.voting.matchmaking.choose_pair; 10% ties; "
         f"{time.time() - start:.0f} s"
     )
 

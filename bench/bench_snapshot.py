@@ -158,8 +158,8 @@ def build(backend: str, n: int) -> str:
     from sqlmodel import Session
 
     from arena.db import make_engine
+    from arena.generation.registry import parse_registry, sync_registry
     from arena.initialize import initialize
-    from arena.registry import parse_registry, sync_registry
 
     url = _url(backend, n)
     marker = Path(f"var/bench/snapshot-{backend}-{n}.built")
@@ -198,10 +198,10 @@ def _baseline(url: str) -> dict:
 
     from arena.db import make_engine
     from arena.db.tables import Model, RatingSnapshot, Vote, VoteVerdict, utcnow
-    from arena.snapshots import board_anchor
-    from arena.snapshots import stored_row as _row
-    from arena.vote_counts import kept_votes_query
-    from arena.voting.anomaly import FILTERS, VERSION, RawVote, find_anomalies
+    from arena.leaderboard.snapshots import board_anchor
+    from arena.leaderboard.snapshots import stored_row as _row
+    from arena.voting.filters.anomaly import FILTERS, VERSION, RawVote, find_anomalies
+    from arena.voting.kept_votes import kept_votes_query
     from ratings import CohortRule, Votes, compute_all_boards
 
     settings, engine, now = _settings(url), make_engine(url), utcnow()
@@ -259,7 +259,7 @@ def _baseline(url: str) -> dict:
 
 def _ours(url: str) -> dict:
     from arena.db import make_engine
-    from arena.snapshots import take_snapshot
+    from arena.leaderboard.snapshots import take_snapshot
 
     engine = make_engine(url)
     t0 = time.perf_counter()
@@ -278,8 +278,8 @@ def _prepare(url: str) -> dict:
 
     from arena.db import make_engine
     from arena.db.tables import BatchFilterMark, Vote, utcnow
-    from arena.vote_tallies import update_tallies
-    from arena.voting.filter_registry import REGISTRY
+    from arena.voting.filters.registry import REGISTRY
+    from arena.voting.tallies import update_tallies
 
     engine = make_engine(url)
     with engine.begin() as conn:
@@ -327,9 +327,9 @@ def _serve(url: str) -> dict:
         uncached.append((time.perf_counter() - t0) * 1000)
     out["model_page_uncached_median_ms"] = float(np.median(uncached))
     out["model_page_uncached_max_ms"] = float(np.max(uncached))
-    from arena.leaderboard.published import VoteSet
-    from arena.leaderboard.store import SnapshotCache
-    from arena.leaderboard.tallies import count_tallies
+    from arena.leaderboard.boards import SnapshotCache
+    from arena.leaderboard.published_counts import count_tallies
+    from arena.leaderboard.published_votes import VoteSet
 
     with context_of(
         app

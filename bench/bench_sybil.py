@@ -23,8 +23,8 @@ from arena.db import upgrade_database
 from arena.db.tables import Model, Output, Prompt, Vote, VoteVerdict
 from arena.initialize import sync_taxonomy
 from arena.settings import Settings
-from arena.simulation import SybilCampaign, simulate
-from arena.voting.refilter import run_batch_filters
+from arena.simulation.voters import SybilCampaign, simulate
+from arena.voting.filters.batch import run_batch_filters
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 from ratings import ELO_PER_NAT, count_pairs, fit_bradley_terry

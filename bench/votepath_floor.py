@@ -36,7 +36,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from arena.app import create_app
-from arena.cli import run_server
+from arena.cli.serving import run_server
 from arena.db.tables import utcnow
 from arena.settings import Settings
 from arena.voting import pow as proof

@@ -2,7 +2,7 @@
 
 A pool prompt's freshness is its nearest-neighbour cosine similarity to the corpus: the best match among the
 month's real prompts. Vectors come from a sentence-embedding model when one is installed (see
-`arena.embeddings`) or from the lexical fallback here: TF-IDF over character 3- to 5-grams of the normalized
+`arena.prompts.embeddings`) or from the lexical fallback here: TF-IDF over character 3- to 5-grams of the normalized
 text (words padded with spaces, sublinear term frequency, smoothed idf fitted on pool and corpus together,
 L2-normalized), which rewards shared vocabulary and phrasing rather than meaning.
 """

@@ -1,6 +1,6 @@
 """The vote plan's math: the split of the next votes over pairs of models that most lowers the expected number
 of pairs a Bradley-Terry fit orders wrongly, D = sum over pairs of Phi(-|r_i - r_j| / s_ij) (Fisher information
-with full covariance, exponentiated-gradient descent on the simplex). Pure numpy/scipy; `arena.matchmaking`
+with full covariance, exponentiated-gradient descent on the simplex). Pure numpy/scipy; `arena.voting.matchmaking`
 explains the choice and applies the variety rules on top.
 """
 
@@ -100,8 +100,8 @@ def plan_votes(
     ratings: Mapping[str, float], pair_votes: Mapping[Pair, float], batch: float, *, steps: int = PLAN_STEPS
 ) -> dict[Pair, float]:
     """Shares (summing to 1) of the next `batch` votes over all pairs of the rated models, by exponentiated-
-    gradient descent of the expected misorders (see `arena.matchmaking`). `ratings` are in Elo, `pair_votes`
-    counts votes already cast per sorted pair (`arena.matchmaking.pair_key`)."""
+    gradient descent of the expected misorders (see `arena.voting.matchmaking`). `ratings` are in Elo, `pair_votes`
+    counts votes already cast per sorted pair (`arena.voting.matchmaking.pair_key`)."""
     if len(ratings) < 2:
         return {}
     design = _Design.build(ratings, pair_votes)

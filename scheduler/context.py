@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 
-from arena import jobruns
 from arena.db.tables import utcnow
+from arena.ops import job_runs as jobruns
 from arena.settings import Settings
 from scheduler.lease import holds_lease
 

@@ -13,7 +13,7 @@ import threading
 import traceback
 from typing import Any
 
-from arena import jobruns
+from arena.ops import job_runs as jobruns
 from scheduler.context import JobContext, Outcome, until_stopped
 from scheduler.tasks import JOB_FUNCTIONS, retirement_job
 

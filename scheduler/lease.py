@@ -16,7 +16,7 @@ from sqlalchemy import Engine, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.db.tables import SchedulerLease
-from arena.jobruns import LEASE_NAME
+from arena.ops.job_runs import LEASE_NAME
 
 _LEASES = SchedulerLease.__table__  # type: ignore[attr-defined]
 

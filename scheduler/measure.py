@@ -30,8 +30,8 @@ from pathlib import Path
 import httpx
 from PIL import Image
 
-from arena.providers.base import GenerationRequest, Provider, ProviderError
-from arena.providers.http_common import adapter_timeout
+from arena.generation.providers.base import GenerationRequest, Provider, ProviderError
+from arena.generation.providers.http_common import adapter_timeout
 
 PerfCounter = Callable[[], float]
 

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, func, select
 
 from arena.db.tables import LatencySample, TimingPrompt
-from arena.latency import WINDOW
+from arena.leaderboard.latency import WINDOW
 
 _SAMPLES = LatencySample.__table__  # type: ignore[attr-defined]
 _PROMPTS = TimingPrompt.__table__  # type: ignore[attr-defined]

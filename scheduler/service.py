@@ -27,9 +27,9 @@ from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena import jobruns
 from arena.db import make_engine
 from arena.db.tables import utcnow
+from arena.ops import job_runs as jobruns
 from arena.settings import Settings
 from scheduler.context import JobContext, Sleep
 from scheduler.jobs import clear_context, dispatch_requests, install_context, run_job

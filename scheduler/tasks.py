@@ -11,8 +11,8 @@ from typing import Any
 from sqlmodel import Session, select
 
 from arena.db.tables import Model
-from arena.generation import plan_jobs, run_backfill
-from arena.snapshots import take_snapshot
+from arena.generation.backfill import plan_jobs, run_backfill
+from arena.leaderboard.snapshots import take_snapshot
 from scheduler.context import JobContext, JobFunction, Outcome, Progress, until_stopped
 from scheduler.timing import run_timing
 
@@ -75,11 +75,11 @@ def backfill_job(ctx: JobContext, params: dict[str, Any], progress: Progress) ->
 
 
 def retirement_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
-    """The monthly prompt retirement of `arena.retirement.run_monthly`, when that module is installed."""
+    """The monthly prompt retirement of `arena.prompts.retirement.run_monthly`, when that module is installed."""
     try:
-        module = importlib.import_module("arena.retirement")
+        module = importlib.import_module("arena.prompts.retirement")
     except ModuleNotFoundError as exc:
-        if exc.name != "arena.retirement":
+        if exc.name != "arena.prompts.retirement":
             raise
         return Outcome("skipped", "skipped: not installed")
     run_monthly = getattr(module, "run_monthly", None)

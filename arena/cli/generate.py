@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from arena.cli.common import database_session, engine_for, fail, load_settings, print_json
 from arena.db.tables import Model, Output
-from arena.generation import BackfillReport, plan_jobs, run_backfill
+from arena.generation.backfill import BackfillReport, plan_jobs, run_backfill
 
 
 def _progress_printer(total: int) -> Callable[[BackfillReport], None]:

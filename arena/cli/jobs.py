@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.db.tables import utcnow
-from arena.jobruns import job_overview, lease_status
+from arena.ops.job_runs import job_overview, lease_status
 
 
 def _when(moment: datetime | None) -> str:
@@ -108,8 +108,8 @@ def run_command(
     ] = None,
 ) -> None:
     """Queue a run for the scheduler (what the console's Run now and Retry buttons do); prints the run id."""
-    from arena.audit import cli_actor
-    from arena.job_queue import QueueError, queue_run
+    from arena.ops.audit import cli_actor
+    from arena.ops.job_queue import QueueError, queue_run
 
     settings = load_settings()
     with engine_for(settings) as engine:

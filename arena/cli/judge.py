@@ -66,7 +66,7 @@ def run_command(
     calibration set if a rubric changed; store the verdicts apart from votes and print the headline figures."""
     from arena.judge.report import build_report
     from arena.judge.run import run_calibration_set, run_matchups
-    from arena.media import MediaStore
+    from arena.media.store import MediaStore
 
     if modality not in MODALITIES:
         fail(f"modality must be one of {', '.join(MODALITIES)} (got '{modality}')")

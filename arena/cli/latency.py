@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.db.tables import Model, utcnow
-from arena.latency import WINDOW, latency_stats
+from arena.leaderboard.latency import WINDOW, latency_stats
 
 app = typer.Typer(help="Generation-time benchmarks: timing runs and their statistics.", no_args_is_help=True)
 

@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from arena import audit, model_admin
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.registry import RegistryError
+from arena.generation import admin as model_admin
+from arena.generation.registry import RegistryError
+from arena.ops import audit
 
 app = typer.Typer(help="Registered models: list, reload the models file, activate / deactivate, cohort.",
                   no_args_is_help=True)  # fmt: skip

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from arena import audit, operators
 from arena.cli.common import database_session, fail, load_settings, print_json
+from arena.ops import audit, operators
 
 app = typer.Typer(help="Named operators: add (token printed once), list, revoke.", no_args_is_help=True)
 audit_app = typer.Typer(help="The audit log: list with filters, export as JSON lines.", no_args_is_help=True)

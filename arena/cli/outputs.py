@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import database_session, fail, load_settings, print_json
-from arena.media import MediaStore
-from arena.outputs_import import import_outputs
-from arena.pool import ImportFailed
+from arena.generation.outputs_import import import_outputs
+from arena.media.store import MediaStore
+from arena.prompts.pool import ImportFailed
 from prompts_taxonomy import load_taxonomy
 
 app = typer.Typer(help="Outputs made elsewhere: import them for human evaluation.", no_args_is_help=True)

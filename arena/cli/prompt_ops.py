@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
-from arena import audit, prompt_admin
 from arena.cli.common import database_session, engine_for, fail, load_settings, print_json
+from arena.ops import audit
+from arena.prompts import admin as prompt_admin
 
 Actor = Annotated[str | None, typer.Option(help="Who is acting (audit log); default: the OS user.")]
 Reason = Annotated[str, typer.Option(help="Why (required; audit log and the prompt's record).")]

@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 from sqlmodel import select
 
-from arena.audit import cli_actor
 from arena.cli.common import database_session, fail, load_settings, print_json, printable
 from arena.db.tables import Prompt
-from arena.pool import ImportFailed, coverage, import_prompt_lines
+from arena.ops.audit import cli_actor
+from arena.prompts.pool import ImportFailed, coverage, import_prompt_lines
 from prompts_taxonomy import load_taxonomy
 
 app = typer.Typer(

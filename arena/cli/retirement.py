@@ -7,12 +7,12 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.audit import cli_actor
 from arena.cli.common import database_session, fail, load_settings, print_json
-from arena.corpus import CorpusImportFailed, import_corpus_lines, valid_month
-from arena.pool import ImportFailed, current_batch
-from arena.refresh import refresh_pool
-from arena.retirement import (
+from arena.ops.audit import cli_actor
+from arena.prompts.corpus import CorpusImportFailed, import_corpus_lines, valid_month
+from arena.prompts.pool import ImportFailed, current_batch
+from arena.prompts.refresh import refresh_pool
+from arena.prompts.retirement import (
     ReportError,
     apply_report,
     build_report,

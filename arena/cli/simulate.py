@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from arena import audit
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.simulation import load_truth, run_simulation
+from arena.ops import audit
+from arena.simulation.voters import load_truth, run_simulation
 from arena.voting.service import VoteError
 from prompts_taxonomy import load_taxonomy
 

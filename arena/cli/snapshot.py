@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from arena import audit
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.snapshots import take_snapshot
+from arena.leaderboard.snapshots import take_snapshot
+from arena.ops import audit
 
 
 def snapshot_command(

@@ -7,10 +7,10 @@ from typing import Annotated
 import typer
 from sqlalchemy import func, select
 
-from arena import audit
 from arena.cli.common import database_session, engine_for, load_settings, print_json
 from arena.db.tables import Vote, VoteVerdict
-from arena.voting.refilter import run_batch_filters
+from arena.ops import audit
+from arena.voting.filters.batch import run_batch_filters
 
 app = typer.Typer(help="Raw votes and their filter verdicts.", no_args_is_help=True)
 
@@ -50,7 +50,7 @@ def summary(
 ) -> None:
     """Per day: votes, kept votes, and votes filtered by each filter."""
     from arena.db.tables import utcnow
-    from arena.vote_review import daily_counts
+    from arena.voting.review import daily_counts
 
     with engine_for(load_settings()) as engine:
         series = daily_counts(engine, now=utcnow(), days=days)
@@ -70,8 +70,8 @@ def flagged(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Flagged voter sessions and addresses (pseudonyms) with the filters' evidence and example votes."""
-    from arena.secret_key import resolve_secret
-    from arena.vote_review import flagged_groups
+    from arena.runtime.secret_key import resolve_secret
+    from arena.voting.review import flagged_groups
 
     settings = load_settings()
     with engine_for(settings) as engine:

@@ -1,7 +1,7 @@
 """Engine factory: SQLite gets WAL, foreign keys and a busy timeout; PostgreSQL gets a pool that pings only
 connections that sat idle.
 
-Pool size: the vote path's 8 threads (arena.web.voting) each hold one connection per request and the other
+Pool size: the vote path's 8 threads (arena.web.voter.routes) each hold one connection per request and the other
 routes run on Starlette's threads; POOL_SIZE connections stay open and up to POOL_OVERFLOW more open in bursts
 (SQLAlchemy's default of 5 + 10 was smaller than the 40 threads that handled votes). 20 a process keeps 4
 workers under PostgreSQL's default max_connections of 100.

@@ -20,7 +20,7 @@ from arena.db.tables import Output, Prompt
 from arena.evals.graders.ocr import ocr_exact_text
 from arena.evals.scores import Sample
 from arena.evals.textmatch import quoted_lines
-from arena.media import MediaStore
+from arena.media.store import MediaStore
 from ratings.proportions import wilson_interval
 
 GRADERS = ("ocr_exact_text",)
@@ -142,7 +142,7 @@ def rank_agreement(accuracy: dict[str, Accuracy], ratings: dict[str, float]) -> 
 
 def human_text_ratings(engine: Engine) -> dict[str, float]:
     """Ratings on the latest published human Text Rendering board (text to image); empty when none."""
-    from arena.leaderboard.store import SnapshotCache
+    from arena.leaderboard.boards import SnapshotCache
 
     with engine.connect() as conn:
         board = SnapshotCache().boards(conn, "text_to_image", [TEXT_BOARD]).get(TEXT_BOARD)

@@ -10,12 +10,12 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from arena import audit
 from arena.db.eval_tables import CalibrationAnchor, EvalLabel, EvalResult
 from arena.evals.graders.llm_judge import rubric
 from arena.evals.scores import Sample
 from arena.evals.workflow_rubrics import available
 from arena.judge.anchors import anchor_items, reference_agreement
+from arena.ops import audit
 
 
 def add_label(

@@ -13,7 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from PIL import Image
 
 from arena.db.eval_tables import EvalResult, EvalRun, EvalScore
-from arena.paths import STATIC_DIR, TEMPLATES_DIR
+from arena.runtime.paths import STATIC_DIR, TEMPLATES_DIR
 
 THUMB_SIDE = 384
 

@@ -29,10 +29,10 @@ from arena.evals.store import RunStore, load_run, write_jsonl
 from arena.evals.suite_types import Case, ModelRun, Suite
 from arena.evals.summary import exit_code, summarize
 from arena.evals.verdicts import apply_consistency, expected_failure, verdict
+from arena.generation.providers import GenerationRequest, ProviderError, build_provider
+from arena.generation.providers.overrides import merge_overrides
+from arena.generation.registry import ModelEntry
 from arena.judge import JudgeClient
-from arena.providers import GenerationRequest, ProviderError, build_provider
-from arena.providers.overrides import merge_overrides
-from arena.registry import ModelEntry
 
 ATTEMPTS = 3
 

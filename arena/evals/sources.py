@@ -20,9 +20,9 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from arena.images import ImageRejected, open_image
-from arena.inside import OutsideFolder, inside
-from arena.media import MediaStore
+from arena.media.images import ImageRejected, open_image
+from arena.media.store import MediaStore
+from arena.runtime.inside import OutsideFolder, inside
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp"}
 NAME = re.compile(r"^(?P<case>[a-z0-9][a-z0-9_\-]{0,79})(?:\.(?P<sample>[0-9]{1,2}))?$")

@@ -2,7 +2,8 @@
 
 A suite is validated whole before anything runs; every problem is reported as `FILE:LINE: reason` and an
 invalid suite is refused. Image paths (references, masks) resolve relative to the suite file and must stay in
-its folder (symlinks followed); model-run params may set generation parameters only (`arena.providers.overrides`).
+its folder (symlinks followed); model-run params may set generation parameters only
+(`arena.generation.providers.overrides`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from arena.evals.graders import check_options, registered
 from arena.evals.suite_types import TASKS, WORKFLOWS, Case, GraderSpec, ModelRun, Suite, SuiteError
 from arena.evals.textmatch import MODES
 from arena.evals.tomlpos import Positions
-from arena.images import ImageRejected, open_image
-from arena.inside import OutsideFolder, inside
-from arena.providers.overrides import refused_overrides
+from arena.generation.providers.overrides import refused_overrides
+from arena.media.images import ImageRejected, open_image
+from arena.runtime.inside import OutsideFolder, inside
 
 ID = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,79}$")
 CASE_KEYS = {

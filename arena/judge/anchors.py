@@ -12,8 +12,8 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from arena import audit
 from arena.db.eval_tables import CalibrationAnchor, EvalResult, EvalRun
+from arena.ops import audit
 
 __all__ = ["AGREE_WITHIN", "GRADES", "AnchorItem", "anchor_items", "make_anchor", "reference_agreement"]
 

@@ -13,7 +13,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from arena.media import normalize_image
+from arena.media.store import normalize_image
 
 __all__ = ["CalibrationItem", "calibration_items"]
 

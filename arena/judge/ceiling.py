@@ -28,7 +28,7 @@ from sqlalchemy import Engine, select
 
 from arena.db.tables import Vote
 from arena.judge.orders import A_WINS, B_WINS, TIE
-from arena.vote_counts import kept_filter
+from arena.voting.kept_votes import kept_filter
 from ratings.proportions import wilson_interval
 
 __all__ = ["NO_CEILING", "Ceiling", "VoterAgreement", "human_ceiling", "voter_agreement"]

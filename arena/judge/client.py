@@ -5,7 +5,7 @@ schema). An answer is accepted only when it parses as JSON and validates against
 same request is sent again up to `schema_retries` times, waiting 1 s, 2 s, 4 s ... (capped at `max_backoff_s`)
 between tries, and then the result is *unscored* with the reason. HTTP 408/409/429/5xx and connection errors
 are retried `http_retries` times with the same backoff (never shorter than the server's Retry-After); both
-follow `arena.retry.RetryPolicy`. Answers are never scraped out of free text and missing scores are never
+follow `arena.runtime.retry.RetryPolicy`. Answers are never scraped out of free text and missing scores are never
 filled in. Only scored results are cached, by (rubric version, judge model, inputs hash), when an engine is given.
 """
 
@@ -25,7 +25,7 @@ from sqlalchemy import Engine
 
 from arena.judge.cache import JudgeCache
 from arena.judge.types import JudgeRequest, JudgeResult
-from arena.retry import RetryPolicy, retry_after_seconds, retryable_status
+from arena.runtime.retry import RetryPolicy, retry_after_seconds, retryable_status
 from arena.settings import Settings
 
 Sleep = Callable[[float], Awaitable[None]]

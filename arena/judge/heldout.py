@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from arena.images import ImageRejected
-from arena.inside import OutsideFolder, inside
 from arena.judge.pairwise import Judge, closing, judge_pair
 from arena.judge.scenario_rubrics import Rubric, RubricError, rubric_for
-from arena.media import normalize_image
+from arena.media.images import ImageRejected
+from arena.media.store import normalize_image
+from arena.runtime.inside import OutsideFolder, inside
 from ratings.agreement import Agreement, measure_agreement
 from ratings.proportions import wilson_interval
 

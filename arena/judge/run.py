@@ -15,20 +15,13 @@ from typing import Any
 
 from sqlalchemy import Engine, insert, select, update
 
-from arena.db.tables import (
-    JudgeCalibrationScore,
-    JudgeRun,
-    JudgeVerdict,
-    Prompt,
-    ReferenceImage,
-    utcnow,
-)
+from arena.db.tables import JudgeCalibrationScore, JudgeRun, JudgeVerdict, Prompt, ReferenceImage, utcnow
 from arena.judge.calibset import calibration_items
 from arena.judge.pairwise import Judge, closing, judge_pair
 from arena.judge.sampling import VotedMatchup, sample_matchups, voted_matchups
 from arena.judge.scenario_rubrics import Rubric, rubric_for
 from arena.judge.single import AnswerError, grade_of, read_single, single_request
-from arena.media import MediaStore, normalize_image
+from arena.media.store import MediaStore, normalize_image
 
 __all__ = ["RunSummary", "rubric_stamp", "run_calibration_set", "run_matchups"]
 

@@ -3,9 +3,9 @@
 Everything here reads stored data (rating snapshots, latency samples, prices); nothing fits on a request.
 """
 
-from arena.leaderboard.published import VoteSet, published_vote_rows
+from arena.leaderboard.boards import BoardEntry, ModelInfo, PublishedBoard, board_keys, board_label
+from arena.leaderboard.published_votes import VoteSet, published_vote_rows
 from arena.leaderboard.reader import BoardStanding, BoardView, LeaderboardReader, ModelDetail
-from arena.leaderboard.store import BoardEntry, ModelInfo, PublishedBoard, board_keys, board_label
 from arena.leaderboard.table import SORT_KEYS, LeaderboardRow
 
 __all__ = [

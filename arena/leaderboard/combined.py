@@ -25,10 +25,10 @@ import numpy as np
 from sqlalchemy import Connection, select
 
 from arena.db.tables import Prompt, Vote
-from arena.leaderboard.store import PublishedBoard, board_entry
-from arena.snapshot_differences import StoredDifferences
-from arena.snapshots import stored_differences, stored_row
-from arena.vote_counts import counted_rows, grouped_kept_votes
+from arena.leaderboard.boards import PublishedBoard, board_entry
+from arena.leaderboard.differences import StoredDifferences
+from arena.leaderboard.snapshots import stored_differences, stored_row
+from arena.voting.kept_votes import counted_rows, grouped_kept_votes
 from prompts_taxonomy import Taxonomy
 from ratings import RatingsError
 from ratings.board import fit_selected_rows

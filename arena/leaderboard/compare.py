@@ -2,7 +2,7 @@
 
 The win rate (ties count half, as in the ratings) with a Wilson score interval, the record per use case and
 per capability, the win probability the published ratings expect, and recent matchups each of them won.
-Read from the same vote set as the published board (:class:`~arena.leaderboard.published.VoteSet`).
+Read from the same vote set as the published board (:class:`~arena.leaderboard.published_votes.VoteSet`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, and_, func, or_, select
 
+from arena.leaderboard.boards import BoardEntry, PublishedBoard
 from arena.leaderboard.examples import Example, example_matchups
-from arena.leaderboard.published import VoteSet
-from arena.leaderboard.store import BoardEntry, PublishedBoard
-from arena.leaderboard.tallies import Record
+from arena.leaderboard.published_counts import Record
+from arena.leaderboard.published_votes import VoteSet
 from ratings.proportions import wilson_interval
 from ratings.winrate import expected_win
 

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, or_, select
 
 from arena.db.tables import Output, Prompt, Vote
-from arena.leaderboard.published import VoteSet
+from arena.leaderboard.published_votes import VoteSet
 
 __all__ = ["Example", "example_matchups", "stored_example_matchups"]
 

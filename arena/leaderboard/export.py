@@ -23,8 +23,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from arena.db.tables import Prompt
-from arena.leaderboard.published import VoteSet, published_vote_rows
-from arena.leaderboard.store import PublishedBoard, SnapshotCache, board_keys, load_models
+from arena.leaderboard.boards import PublishedBoard, SnapshotCache, board_keys, load_models
+from arena.leaderboard.published_votes import VoteSet, published_vote_rows
 from prompts_taxonomy import Taxonomy
 
 __all__ = ["ExportReport", "fit_arguments", "write_export"]

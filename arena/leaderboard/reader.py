@@ -16,12 +16,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, func, select
 
 from arena.db.tables import Model, RatingSnapshot
-from arena.latency import LatencyStats, latency_stats
-from arena.leaderboard.combined import CombinedCache, parse_combined
-from arena.leaderboard.examples import Example, stored_example_matchups
-from arena.leaderboard.history import BoardHistory, board_history
-from arena.leaderboard.published import VoteSet
-from arena.leaderboard.store import (
+from arena.leaderboard.boards import (
     BoardEntry,
     ModelInfo,
     PublishedBoard,
@@ -30,12 +25,17 @@ from arena.leaderboard.store import (
     board_label,
     load_models,
 )
+from arena.leaderboard.combined import CombinedCache, parse_combined
+from arena.leaderboard.differences import NoDifferences, relative_to
+from arena.leaderboard.examples import Example, stored_example_matchups
+from arena.leaderboard.history import BoardHistory, board_history
+from arena.leaderboard.latency import LatencyStats, latency_stats
+from arena.leaderboard.latency_trend import TimingDetail, timing_detail
+from arena.leaderboard.published_counts import Record, TallyCache
+from arena.leaderboard.published_votes import VoteSet
+from arena.leaderboard.snapshot_counts import pick_examples, stored_examples
 from arena.leaderboard.table import LeaderboardRow, build_rows, sort_rows
-from arena.leaderboard.tallies import Record, TallyCache
-from arena.leaderboard.timing import TimingDetail, timing_detail
-from arena.shared_state import PageGeneration
-from arena.snapshot_differences import NoDifferences, relative_to
-from arena.snapshot_tallies import pick_examples, stored_examples
+from arena.runtime.shared_state import PageGeneration
 from prompts_taxonomy import Taxonomy
 from ratings.differences import Difference
 
@@ -118,7 +118,7 @@ class LeaderboardReader:
         generation: PageGeneration | None = None,
     ) -> None:
         self.engine = engine
-        self.generation = generation  # shared through Redis (arena.shared_state); None: per process
+        self.generation = generation  # shared through Redis (arena.runtime.shared_state); None: per process
         self.min_timing_samples = min_timing_samples  # text-to-image times are listed from this many samples
         self.taxonomy = taxonomy
         self.clock = clock

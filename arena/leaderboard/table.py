@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from arena.latency import LatencyStats
-from arena.leaderboard.store import BoardEntry, ModelInfo, PublishedBoard
+from arena.leaderboard.boards import BoardEntry, ModelInfo, PublishedBoard
+from arena.leaderboard.latency import LatencyStats
 
 __all__ = ["SORT_KEYS", "LeaderboardRow", "SortKey", "build_rows", "sort_rows"]
 

@@ -1,5 +1,5 @@
 """A vote as the service stores and answers it: the row written for a matchup and a choice, its online
-verdicts (the registered online filters, `arena.voting.filter_registry`), and the answer: the reveal when the
+verdicts (the registered online filters, `arena.voting.filters.registry`), and the answer: the reveal when the
 vote counts, a message without the models when a filter left it out.
 
 Plain dicts and tuples, built once per vote on the hot path (no ORM objects, no database access here).
@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from arena.settings import Settings
-from arena.voting.filter_registry import REGISTRY
-from arena.voting.pool import PoolCache
+from arena.voting.filters.registry import REGISTRY
+from arena.voting.matchup_cache import PoolCache
 from arena.voting.service_types import Voter
 
 __all__ = ["verdict_rows", "vote_answer", "vote_row"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arena.matchmaking import FIRST_MATCHUPS, NO_REPEAT, Pair, Recent
+from arena.voting.matchmaking import FIRST_MATCHUPS, NO_REPEAT, Pair, Recent
 
 
 class InFlight:

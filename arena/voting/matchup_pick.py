@@ -1,13 +1,20 @@
 """What a matchup shows, chosen: a prompt by the uniform cell sampler and two of its models by the vote plan,
-within the variety rules (`arena.matchmaking`), and the hints the page gives for that prompt."""
+within the variety rules (`arena.voting.matchmaking`), and the hints the page gives for that prompt."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from arena.matchmaking import SESSION_RULES, Recent, apply_rules, choose_pair, model_share_cap, window_shares
 from arena.settings import Settings
-from arena.voting.pool import ModalityPool, PromptCard, ServedOutput
+from arena.voting.matchmaking import (
+    SESSION_RULES,
+    Recent,
+    apply_rules,
+    choose_pair,
+    model_share_cap,
+    window_shares,
+)
+from arena.voting.matchup_cache import ModalityPool, PromptCard, ServedOutput
 from prompts_taxonomy import Taxonomy, sample_prompt
 
 __all__ = ["PROMPT_TRIES", "pick_matchup", "prompt_hints"]

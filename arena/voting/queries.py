@@ -41,7 +41,7 @@ from sqlalchemy import (
 )
 
 from arena.db.tables import Matchup, Prompt, Vote, VoteVerdict
-from arena.matchmaking import FIRST_MATCHUPS, NO_REPEAT, WINDOW, Pair, Recent, pair_key
+from arena.voting.matchmaking import FIRST_MATCHUPS, NO_REPEAT, WINDOW, Pair, Recent, pair_key
 
 MATCHUPS = Matchup.__table__  # type: ignore[attr-defined]
 PROMPTS = Prompt.__table__  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@ per modality for the personal board.
 
 Only rows of the `votes` table with this session id are read, so nothing here can name the models of a matchup
 that was served but not voted on. A vote *counts* when no verdict filters it (the rule of the public boards,
-`arena.vote_counts.kept_filter`). The models of a vote that does not count are not returned: the vote was
+`arena.voting.kept_votes.kept_filter`). The models of a vote that does not count are not returned: the vote was
 answered without a reveal (see `ArenaService.cast_vote`), and this page must not become the way around that.
 """
 
@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import Connection, and_, exists, func, select
 
 from arena.db.tables import Prompt, Vote, VoteVerdict
-from arena.voting.filter_registry import REGISTRY
+from arena.voting.filters.registry import REGISTRY
 
 __all__ = ["CountedVote", "RecordedVote", "SessionRecord", "counted_votes", "session_record"]
 

@@ -3,7 +3,7 @@
 Each call uses one connection and statements built once on SQLAlchemy Core (arena.voting.queries; no ORM
 objects per request): a matchup is one read and one insert, a vote one read and one atomic write. A vote is
 acknowledged only after its write committed; the unique matchup id on `votes` makes a second vote on the same
-matchup fail whatever the concurrency. The registered online filters (`arena.voting.filter_registry`) write
+matchup fail whatever the concurrency. The registered online filters (`arena.voting.filters.registry`) write
 their verdicts atomically with the vote. Choosing a matchup is `arena.voting.matchup_pick`; the stored vote,
 its verdicts and the answer are `arena.voting.ballot`.
 """
@@ -23,15 +23,15 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from arena.db.engine import SQLITE_BUSY_TIMEOUT_MS
 from arena.db.tables import Matchup, Output, Prompt, Vote
-from arena.matchmaking import Pair, Recent, pair_key
-from arena.observability import MATCHUPS, VOTES
+from arena.runtime.observability import MATCHUPS, VOTES
 from arena.settings import Settings
 from arena.voting import pow as proof
 from arena.voting import queries
 from arena.voting.ballot import verdict_rows, vote_answer, vote_row
 from arena.voting.inflight import InFlight
+from arena.voting.matchmaking import Pair, Recent, pair_key
+from arena.voting.matchup_cache import PoolCache, PromptCard
 from arena.voting.matchup_pick import pick_matchup, prompt_hints
-from arena.voting.pool import PoolCache, PromptCard
 from arena.voting.service_types import CHOICES, VoteError, Voter, WouldWait
 from prompts_taxonomy import Taxonomy
 
@@ -104,7 +104,7 @@ class ArenaService:
 
     # -- matchups -------------------------------------------------------------------------------------------
     def _recent(self, conn: Connection, modality: str, session_id: str) -> tuple[Recent, set[int]]:
-        """What the variety rules read (arena.matchmaking): pair counts among the modality's last WINDOW - 1
+        """What the variety rules read (arena.voting.matchmaking): pair counts among the modality's last WINDOW - 1
         matchups, this session's first and last pairs; and the outputs this session voted on. One statement
         (`queries.SERVE_READ`)."""
         rows = conn.execute(queries.SERVE_READ, {"modality": modality, "session": session_id}).all()

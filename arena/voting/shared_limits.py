@@ -3,7 +3,7 @@
 Same interface and arithmetic as `RateLimiter` (`wait`, `take`), done atomically by one Lua script that reads
 the Redis server's clock, so processes on different machines agree on the refill. When Redis cannot be
 reached, the limiter falls back to an in-process bucket (each process enforcing its own share) and logs it; with
-a `Breaker` (arena.shared_state), it then skips Redis for a few seconds instead of waiting for it per request.
+a `Breaker` (arena.runtime.shared_state), it then skips Redis for a few seconds instead of waiting for it per request.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from arena.shared_state import Breaker
+from arena.runtime.shared_state import Breaker
 from arena.voting.ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import redis
 
-from arena.matchmaking import Pair
-from arena.shared_state import SharedRedis
+from arena.runtime.shared_state import SharedRedis
+from arena.voting.matchmaking import Pair
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class PublishedPlan:
 
 
 class SharedPlan:
-    """A `PlanSource` (arena.voting.pool) whose plans are computed once and shared through Redis."""
+    """A `PlanSource` (arena.voting.matchup_cache) whose plans are computed once and shared through Redis."""
 
     def __init__(
         self,

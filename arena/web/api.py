@@ -9,9 +9,9 @@ from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel
 
 from arena.db.migrate import current_revision
-from arena.matchmaking import WINDOW, model_share_cap, window_cap, window_shares
-from arena.pool import coverage
-from arena.voting.pool import SHARE_WINDOW
+from arena.prompts.pool import coverage
+from arena.voting.matchmaking import WINDOW, model_share_cap, window_cap, window_shares
+from arena.voting.matchup_cache import SHARE_WINDOW
 from arena.voting.service import served_pairs
 from arena.web.deps import ContextDep, SessionDep, TaxonomyDep
 from arena.web.operator_auth import OperatorReadDep
@@ -128,7 +128,7 @@ def sampling_audit(
 
 def _pair_audit(recent: list[tuple[str, str]], plan: dict, n_models: int) -> dict[str, Any]:
     """Realised pair shares of the last WINDOW and SHARE_WINDOW matchups (`recent`, newest first) next to the
-    planned shares, and the window cap each pair is held to (arena.matchmaking's variety rules)."""
+    planned shares, and the window cap each pair is held to (arena.voting.matchmaking's variety rules)."""
     n_pairs = n_models * (n_models - 1) // 2
     last = Counter(recent[:WINDOW])
     longer = Counter(recent)

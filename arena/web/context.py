@@ -14,10 +14,10 @@ from sqlalchemy import Engine
 from starlette.applications import Starlette
 
 from arena.leaderboard import LeaderboardReader
-from arena.media import MediaStore
+from arena.media.store import MediaStore
+from arena.runtime.shared_state import PageGeneration
 from arena.settings import Settings
-from arena.shared_state import PageGeneration
-from arena.voting.pool import PoolCache
+from arena.voting.matchup_cache import PoolCache
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions
 from arena.web.caches import BoardCache, PageCache
@@ -71,7 +71,7 @@ class AppContext:
     secret: str
     reference_cache: dict[int, bytes]
     vote_threads: ThreadPoolExecutor
-    #: SQLite without Redis: the vote path runs on the event loop first (see `arena.web.voting._run`).
+    #: SQLite without Redis: the vote path runs on the event loop first (see `arena.web.voter.routes._run`).
     vote_inline: bool
     leaderboard_reader: LeaderboardReader
     leaderboard_pages: PageCache

@@ -24,7 +24,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # Voting bodies are a few hundred bytes; everything else (operator forms and JSON) is bounded by the setting,
-# except routes that name their own limit (the prompt import's 2 MiB: arena.web.console_prompts.BODY_LIMITS).
+# except routes that name their own limit (the prompt import's 2 MiB: arena.web.console.prompts.BODY_LIMITS).
 SMALL_BODY_ROUTES = {"/api/v1/votes": 4096, "/api/v1/matchups": 4096}
 # A request waits this long for one of the concurrent slots before it is answered 503.
 QUEUE_SECONDS = 5.0

@@ -9,8 +9,8 @@ from fastapi.responses import Response
 from sqlalchemy import select
 
 from arena.db.tables import Output, Prompt
-from arena.media import MEDIA_ID, SERVED_MEDIA_TYPE
-from arena.publication import publish_output
+from arena.media.publication import publish_output
+from arena.media.store import MEDIA_ID, SERVED_MEDIA_TYPE
 from arena.web.deps import ContextDep
 
 router = APIRouter(tags=["media"])

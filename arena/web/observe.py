@@ -15,8 +15,8 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from arena import audit
-from arena.observability import LATENCY, REQUESTS, request_id
+from arena.ops import audit
+from arena.runtime.observability import LATENCY, REQUESTS, request_id
 from arena.web.guards import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("arena.access")

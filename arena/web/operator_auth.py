@@ -2,7 +2,7 @@
 
 Credentials: a named operator's token (`arena operators add`) or the bootstrap ARENA_OPERATOR_TOKEN (an admin
 named "bootstrap"), sent as `Authorization: Bearer ...` by scripts, or typed once into the sign-in form, which
-opens a server-side session (`arena.operators`) named by a signed, HttpOnly, SameSite=Strict cookie. Sessions
+opens a server-side session (`arena.ops.operators`) named by a signed, HttpOnly, SameSite=Strict cookie. Sessions
 expire after ARENA_OPERATOR_SESSION_HOURS; sign-out revokes the session row, so the cookie stops working at once.
 Forms that change state carry a CSRF token bound to the session and are refused when the browser says the
 request came from another site (Sec-Fetch-Site, else Origin; `Origin: null` is refused). Viewers read,
@@ -22,8 +22,8 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlmodel import Session
 from starlette.responses import Response
 
-from arena import operators
-from arena.operators import BOOTSTRAP, Identity
+from arena.ops import operators
+from arena.ops.operators import BOOTSTRAP, Identity
 from arena.settings import Settings
 from arena.web.context import context_of
 from arena.web.deps import bootstrap_matches, check_locked_out, count_wrong_token, get_settings

@@ -9,8 +9,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlmodel import func, select
 
 from arena.db.tables import Model, Output, Prompt
-from arena.pool import coverage
-from arena.served import SIZE_CLASSES
+from arena.media.variants import SIZE_CLASSES
+from arena.prompts.pool import coverage
 from arena.web.context import context_of
 from arena.web.deps import ContextDep, SessionDep, TaxonomyDep
 

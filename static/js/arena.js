@@ -26,7 +26,7 @@
     root.classList.toggle("ready", enabled);
   }
 
-  // Matchup images come in a few fixed sizes (arena/served.py). One is chosen per page layout and device, the
+  // Matchup images come in a few fixed sizes (arena/media/variants.py). One is chosen per page layout and device, the
   // smallest that covers 90% of the device pixels the image box shows, and used for every image of the matchup
   // (both sides and the reference), never per model; the full-size view loads the largest.
   const SIZES = (root.dataset.imageSizes || "1024").split(" ").map(Number);

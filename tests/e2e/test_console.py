@@ -10,10 +10,10 @@ import re
 import pytest
 from sqlmodel import Session, select
 
-from arena import operators
 from arena.app import create_app
 from arena.db.tables import Prompt
-from arena.registry import parse_registry, sync_registry
+from arena.generation.registry import parse_registry, sync_registry
+from arena.ops import operators
 from tests.conftest import serve
 from tests.fakes.scheduling import sandbox_registry
 

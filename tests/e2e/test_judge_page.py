@@ -13,8 +13,8 @@ from arena.app import create_app
 from arena.judge.client import JudgeClient, JudgeConfig
 from arena.judge.run import run_matchups
 from arena.judge.scenario_rubrics import load_rubrics
-from arena.media import MediaStore
-from arena.snapshots import take_snapshot
+from arena.leaderboard.snapshots import take_snapshot
+from arena.media.store import MediaStore
 from tests.conftest import serve
 from tests.support.judge_world import accurate, seed_votes
 

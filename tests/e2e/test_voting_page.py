@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session, func, select
 
 from arena.db.tables import Vote
-from arena.served import FULL_SIZE, SIZE_CLASSES
+from arena.media.variants import FULL_SIZE, SIZE_CLASSES
 
 pytestmark = pytest.mark.e2e
 

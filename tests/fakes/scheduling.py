@@ -5,7 +5,7 @@
     vt.perf_counter()   # the monotonic clock, moved by the same amounts
     await vt.sleep(2.5) # returns at once, both clocks 2.5 s later
 
-With `monkeypatch.setattr(arena.providers.sandbox, "time", vt)` the sandbox models' latency is simulated on
+With `monkeypatch.setattr(arena.generation.providers.sandbox, "time", vt)` the sandbox models' latency is simulated on
 virtual time: a timed call then measures exactly the sandbox's drawn latency, with no real waiting.
 """
 
@@ -17,8 +17,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from arena.db import upgrade_database
+from arena.generation.registry import parse_registry, sync_registry
 from arena.initialize import load_timing_set
-from arena.registry import parse_registry, sync_registry
 
 
 class VirtualTime:

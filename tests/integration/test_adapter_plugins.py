@@ -26,7 +26,7 @@ import time
 from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
-from arena.providers import AdapterSpec, GenerationResult, Timing
+from arena.generation.providers import AdapterSpec, GenerationResult, Timing
 
 
 class SolidParams(BaseModel):

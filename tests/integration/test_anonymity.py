@@ -12,7 +12,7 @@ their bytes either."""
 import pytest
 
 from arena.app import create_app
-from arena.served import png_length
+from arena.media.variants import png_length
 from tests.conftest import serve
 from tests.support.anonymity import (
     build_world,

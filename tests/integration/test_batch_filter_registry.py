@@ -8,12 +8,12 @@ from sqlalchemy import insert, select
 from sqlmodel import Session
 
 from arena.db.tables import BatchFilterMark, Prompt, Vote, VoteVerdict
-from arena.registry import parse_registry, sync_registry
-from arena.vote_review import flagged_groups
-from arena.voting.filter_registry import REGISTRY
-from arena.voting.refilter import run_batch_filters
-from arena.voting.vote_filter import BatchFilter
-from arena.voting.vote_group import Flag, VoteGroup
+from arena.generation.registry import parse_registry, sync_registry
+from arena.voting.filters.batch import run_batch_filters
+from arena.voting.filters.groups import Flag, VoteGroup
+from arena.voting.filters.protocol import BatchFilter
+from arena.voting.filters.registry import REGISTRY
+from arena.voting.review import flagged_groups
 
 MODELS = "".join(
     f'[[models]]\nslug = "m{i}"\ndisplay_name = "m{i}"\norganization = "O"\nmodality = "text_to_image"\n'

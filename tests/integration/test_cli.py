@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 
 
 @pytest.fixture

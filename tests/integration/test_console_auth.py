@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from arena import operators
 from arena.app import create_app
 from arena.db.tables import AuditEntry, Operator
+from arena.ops import operators
 from arena.web.context import context_of
 from tests.conftest import serve
 

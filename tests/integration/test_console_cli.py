@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db.tables import AuditEntry, JobRun, Model, Operator, Prompt
 from tests.fakes.scheduling import sandbox_registry
 

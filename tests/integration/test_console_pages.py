@@ -11,10 +11,10 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
-from arena import operators
 from arena.app import create_app
 from arena.db.tables import AuditEntry, JobRun, Model, Output, Prompt, Vote, VoteVerdict
-from arena.vote_review import daily_counts
+from arena.ops import operators
+from arena.voting.review import daily_counts
 from tests.conftest import serve
 
 DAY1 = datetime(2026, 11, 20, 12, tzinfo=UTC)

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from arena.db.tables import LatencySample, Model
-from arena.demo_timing import has_simulated_timing, simulate_timing
-from arena.latency import latency_stats
+from arena.leaderboard.latency import latency_stats
+from arena.simulation.latency_samples import has_simulated_timing, simulate_timing
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 PROFILE = {"model-0": (1000, 2000), "model-1": (4000, 9000)}

@@ -14,14 +14,14 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from arena.app import create_app
-from arena.cli import app
+from arena.cli.main import app
 from arena.db.eval_tables import OutputGrade
 from arena.db.tables import Prompt
 from arena.evals.arena_grades import Accuracy, accuracy_by_model, grade_arena, rank_agreement
-from arena.generation import Backfill, plan_jobs
-from arena.media import MediaStore
-from arena.providers import build_provider
-from arena.registry import load_registry, sync_registry
+from arena.generation.backfill import Backfill, plan_jobs
+from arena.generation.providers import build_provider
+from arena.generation.registry import load_registry, sync_registry
+from arena.media.store import MediaStore
 from tests.conftest import serve
 
 ROOT = Path(__file__).resolve().parents[2]

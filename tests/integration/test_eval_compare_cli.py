@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db import make_engine, upgrade_database
 from arena.evals.scores import Score
 from arena.evals.store import RunStore

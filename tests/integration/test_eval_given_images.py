@@ -10,8 +10,8 @@ from xml.etree import ElementTree as ET
 from PIL import Image
 from sqlmodel import Session
 
-from arena.providers.sandbox_draw import draw_sign
-from arena.registry import parse_registry, sync_registry
+from arena.generation.providers.sandbox_draw import draw_sign
+from arena.generation.registry import parse_registry, sync_registry
 from tests.integration.test_cli import run  # noqa: F401  (the CLI fixture)
 from tests.integration.test_eval_run import LOGO, judge_answers
 

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from tests.fakes.openai_server import FakeOpenAIServer
 
 SECRET = "sk-other-secret-value-4242"

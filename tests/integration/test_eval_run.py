@@ -13,14 +13,14 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db import make_engine, upgrade_database
 from arena.db.eval_tables import EvalResult, EvalScore, JudgeCacheEntry
 from arena.evals.runner import RunConfig, SuiteRunner
 from arena.evals.store import RunStore
 from arena.evals.suite import load_suite
+from arena.generation.registry import load_registry
 from arena.judge import JudgeClient, JudgeConfig
-from arena.registry import load_registry
 from tests.fakes.chat_server import Answer
 
 ROOT = Path(__file__).resolve().parents[2]

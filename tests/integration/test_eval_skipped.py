@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = """

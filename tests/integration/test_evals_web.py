@@ -11,14 +11,14 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
-from arena import operators
 from arena.app import create_app
 from arena.db import upgrade_database
 from arena.db.eval_tables import EvalLabel
 from arena.db.tables import AuditEntry
 from arena.evals.runner import RunConfig, SuiteRunner
 from arena.evals.suite import load_suite
-from arena.registry import load_registry
+from arena.generation.registry import load_registry
+from arena.ops import operators
 from tests.conftest import serve
 
 ROOT = Path(__file__).resolve().parents[2]

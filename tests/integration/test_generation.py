@@ -10,10 +10,10 @@ from PIL import Image
 from sqlmodel import Session, func, select
 
 from arena.db.tables import Output
-from arena.generation import Backfill, RetryPolicy, plan_jobs
-from arena.media import MediaStore
-from arena.providers.base import ContentRefused, GenerationResult, RateLimited, ServerError, Timing
-from arena.registry import parse_registry, sync_registry
+from arena.generation.backfill import Backfill, RetryPolicy, plan_jobs
+from arena.generation.providers.base import ContentRefused, GenerationResult, RateLimited, ServerError, Timing
+from arena.generation.registry import parse_registry, sync_registry
+from arena.media.store import MediaStore
 
 MODELS = """
 [[models]]

@@ -11,7 +11,7 @@ from sqlalchemy import update
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db.tables import Output, Prompt
 
 MODELS = """

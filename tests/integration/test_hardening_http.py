@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from arena.served import png_length
+from arena.media.variants import png_length
 from arena.voting import pow as proof
 
 

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.evals import graders
 from arena.evals.graders import RegisteredGrader, register
 from arena.evals.scores import Sample

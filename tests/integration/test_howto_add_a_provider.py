@@ -1,4 +1,5 @@
-"""docs/howto/add-a-provider.md, followed to the letter: its module is installed as `arena.providers.pixelbox`,
+"""docs/howto/add-a-provider.md, followed to the letter: its module is installed as
+`arena.generation.providers.pixelbox`,
 its registration line is added to the built-in adapters, its models entry is validated, and its test runs over
 real HTTP against its in-process fake. The page's Python passes ruff (lint and format) with the project's settings."""
 
@@ -16,8 +17,8 @@ from types import ModuleType
 
 import pytest
 
-from arena.providers import adapters
-from arena.registry import parse_registry
+from arena.generation.providers import adapters
+from arena.generation.registry import parse_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "howto" / "add-a-provider.md"
@@ -34,8 +35,8 @@ def blocks() -> dict[str, tuple[str, str]]:
 def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[ModuleType]:
     """The page's module installed where it says, and its registration line added to BUILTIN."""
     page = blocks()
-    _, source = page["arena/providers/pixelbox.py"]
-    _, line = page["arena/providers/adapters.py"]
+    _, source = page["arena/generation/providers/pixelbox.py"]
+    _, line = page["arena/generation/providers/adapters.py"]
     name, module_name, attribute = REGISTRATION.match(line.strip("\n")).groups()
     path = tmp_path / "pixelbox.py"
     path.write_text(source, encoding="utf-8")
@@ -51,8 +52,8 @@ def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Modu
 
 def test_the_page_has_the_module_the_registration_the_entry_point_the_models_entry_and_the_test():
     assert set(blocks()) == {
-        "arena/providers/pixelbox.py",
-        "arena/providers/adapters.py",
+        "arena/generation/providers/pixelbox.py",
+        "arena/generation/providers/adapters.py",
         "pyproject.toml (your package)",
         "models.toml",
         "tests/integration/test_provider_pixelbox.py",
@@ -89,7 +90,7 @@ def test_the_pages_test_passes_over_real_http(registered, monkeypatch):
 
 def test_the_pages_python_is_ruff_clean():
     ruff = Path(sys.executable).with_name("ruff")
-    titles = ("arena/providers/pixelbox.py", "tests/integration/test_provider_pixelbox.py")
+    titles = ("arena/generation/providers/pixelbox.py", "tests/integration/test_provider_pixelbox.py")
     for title, command in itertools.product(titles, (["check", "--no-cache"], ["format", "--check"])):
         found = subprocess.run(  # as if the file were at its title's path in this repository
             [str(ruff), *command, "--stdin-filename", title, "-"],

@@ -10,11 +10,11 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
-from arena import operators
 from arena.app import create_app
 from arena.db.tables import Vote, VoteVerdict
+from arena.ops import operators
 from arena.voting import pow as proof
-from arena.voting.filter_registry import REGISTRY
+from arena.voting.filters.registry import REGISTRY
 from tests.conftest import serve
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "howto" / "add-a-vote-filter.md"

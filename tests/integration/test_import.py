@@ -7,7 +7,7 @@ from PIL import Image
 from sqlmodel import Session, select
 
 from arena.db.tables import AuditEntry, Prompt
-from arena.pool import ImportFailed, import_prompt_lines
+from arena.prompts.pool import ImportFailed, import_prompt_lines
 from prompts_taxonomy import load_taxonomy
 
 

@@ -15,8 +15,8 @@ from arena.judge.orders import TIE
 from arena.judge.report import build_report
 from arena.judge.run import run_matchups
 from arena.judge.scenario_rubrics import load_rubrics
-from arena.media import MediaStore
-from arena.snapshots import take_snapshot
+from arena.leaderboard.snapshots import take_snapshot
+from arena.media.store import MediaStore
 from tests.support.judge_world import accurate, always_left, broken_json, expected_accuracy_hits, seed_votes
 
 

@@ -14,7 +14,7 @@ from arena.judge.client import JudgeClient, JudgeConfig
 from arena.judge.report import build_report
 from arena.judge.run import run_matchups
 from arena.judge.scenario_rubrics import load_rubrics
-from arena.media import MediaStore
+from arena.media.store import MediaStore
 from ratings.proportions import wilson_interval
 from tests.support.judge_world import accurate, always_left, seed_votes
 

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.judge.calibset import calibration_items
 from arena.judge.client import JudgeClient, JudgeConfig
 from arena.judge.drift import calibration_drift
@@ -146,7 +146,7 @@ def test_judge_check_refuses_a_bad_labels_file_with_its_line(cli, tmp_path):
 
 
 def test_judge_run_report_and_operator_page(world, settings, cli, fake_chat):
-    from arena.snapshots import take_snapshot
+    from arena.leaderboard.snapshots import take_snapshot
     from tests.conftest import serve
     from tests.support.judge_world import seed_votes
 
@@ -218,7 +218,7 @@ def test_report_says_when_no_matchup_has_two_voters(world, settings, cli, fake_c
 def test_a_judge_that_always_answers_left_gets_figures_not_a_traceback(world, settings, cli, fake_chat):
     """Every verdict is a position-inconsistent tie, so the judge board ranks every model equal and its rank
     correlation with the human board is undefined: run and report say so and print every other figure."""
-    from arena.snapshots import take_snapshot
+    from arena.leaderboard.snapshots import take_snapshot
     from tests.support.judge_world import seed_votes
 
     settings.overall_anchor = settings.slice_anchor = "model-0"

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.judge.fake_server import FAKE_MODEL, start
 from tests.integration.test_eval_run import write_suite
 from tests.integration.test_judge_cli_web import _labels

@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from arena.app import create_app
 from arena.db.tables import Prompt, RatingSnapshot
-from arena.latency import latency_stats
-from arena.web.lb_api import CSV_COLUMNS
+from arena.leaderboard.latency import latency_stats
+from arena.web.leaderboard.api import CSV_COLUMNS
 from tests.conftest import serve
 from tests.support.leaderboard_world import MODELS, LeaderboardWorld
 

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from arena.app import create_app
 from arena.db.tables import Prompt, Vote
-from arena.vote_counts import kept_filter
+from arena.voting.kept_votes import kept_filter
 from arena.web.context import context_of
 from ratings import Votes, compute_board
 from ratings.cohorts import CohortRule

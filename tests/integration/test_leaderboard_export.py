@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db.tables import RatingSnapshot, Vote
-from arena.vote_counts import kept_votes_query
+from arena.voting.kept_votes import kept_votes_query
 from tests.support.leaderboard_world import OLD_METHODOLOGY, LeaderboardWorld
 
 ROW_KEYS = (

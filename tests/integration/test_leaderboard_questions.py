@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import delete, select
 
 from arena.db.tables import RatingSnapshot
-from arena.leaderboard.published import VoteSet, published_vote_rows
-from arena.leaderboard.store import SnapshotCache
-from arena.snapshots import take_snapshot
+from arena.leaderboard.boards import SnapshotCache
+from arena.leaderboard.published_votes import VoteSet, published_vote_rows
+from arena.leaderboard.snapshots import take_snapshot
 from tests.support.leaderboard_world import NOW, LeaderboardWorld
 
 
@@ -175,7 +175,7 @@ def test_rating_history_has_every_snapshot_with_its_interval_and_marks_the_ancho
 
 
 def test_the_pareto_front_is_marked_on_the_price_and_time_charts(web):
-    from arena.web.lb_charts import pareto_front
+    from arena.web.leaderboard.charts import pareto_front
 
     # known answers: (cost, quality); ties on both keep both; a point beaten on both is off the front
     assert pareto_front([(1, 10), (2, 20), (3, 15), (1, 10), (0.5, 5)]) == [True, True, False, True, True]

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import aliased
 
 from arena.db.tables import Matchup, Output, utcnow
-from arena.voting.pool import ModalityPool, PoolCache
+from arena.voting.matchup_cache import ModalityPool, PoolCache
 from arena.voting.service import ArenaService, Voter
 from prompts_taxonomy import load_taxonomy
 from tests.support.demo_field import build_demo_field

@@ -15,9 +15,9 @@ from sqlalchemy import Engine, select
 
 from arena.app import create_app
 from arena.db.tables import Matchup, utcnow
+from arena.leaderboard.snapshots import take_snapshot
 from arena.settings import Settings
-from arena.simulation import default_truth, simulate
-from arena.snapshots import take_snapshot
+from arena.simulation.voters import default_truth, simulate
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 from tests.conftest import serve

@@ -18,7 +18,7 @@ from sqlalchemy import insert, select
 
 from arena.app import create_app
 from arena.db.tables import Output, Prompt, Vote, VoteVerdict
-from arena.snapshots import take_snapshot
+from arena.leaderboard.snapshots import take_snapshot
 from arena.web.context import context_of
 from tests.conftest import serve
 

@@ -48,7 +48,7 @@ def test_matchups_served_before_0015_get_their_models_from_the_outputs(settings,
 
     from arena.db.migrate import alembic_config
     from arena.db.tables import Matchup, Output, utcnow
-    from arena.voting.pool import PoolCache
+    from arena.voting.matchup_cache import PoolCache
     from arena.voting.service import ArenaService, Voter
     from prompts_taxonomy import load_taxonomy
     from tests.support.demo_field import build_demo_field

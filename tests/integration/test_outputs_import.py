@@ -14,7 +14,7 @@ from sqlmodel import Session, func, select
 
 from arena.app import create_app
 from arena.db.tables import AuditEntry, Model, Output, Prompt
-from arena.registry import parse_registry, sync_registry
+from arena.generation.registry import parse_registry, sync_registry
 from tests.conftest import serve
 from tests.integration.test_cli import run  # noqa: F401  (the CLI fixture)
 
@@ -266,8 +266,8 @@ def _import_peak(session, lines, folder, settings) -> int:
     """Peak bytes the Python heap held during one import (the images' bytes objects are counted)."""
     import tracemalloc
 
-    from arena.media import MediaStore
-    from arena.outputs_import import import_outputs
+    from arena.generation.outputs_import import import_outputs
+    from arena.media.store import MediaStore
     from prompts_taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy()
@@ -308,11 +308,11 @@ def test_an_import_streams_its_images_so_memory_stays_flat_in_the_batch_size(ini
 def test_a_restored_prompt_takes_new_imported_images_but_never_its_published_ones(
     initialized, settings, tmp_path
 ):
-    from arena import prompt_admin
-    from arena.media import MediaStore
-    from arena.outputs_import import import_outputs
-    from arena.pool import ImportFailed
-    from arena.voting.pool import PoolCache
+    from arena.generation.outputs_import import import_outputs
+    from arena.media.store import MediaStore
+    from arena.prompts import admin as prompt_admin
+    from arena.prompts.pool import ImportFailed
+    from arena.voting.matchup_cache import PoolCache
     from prompts_taxonomy import load_taxonomy
 
     with Session(initialized) as session:

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from arena.app import create_app
 from arena.db.tables import Matchup
-from arena.served import SIZE_CLASSES, png_length
+from arena.media.variants import SIZE_CLASSES, png_length
 from tests.conftest import serve
 from tests.support.anonymity import VOLATILE_HEADERS
 from tests.support.imported_world import STYLES, build_imported_world

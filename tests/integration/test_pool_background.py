@@ -6,8 +6,8 @@ import threading
 from sqlmodel import Session, func, select
 
 from arena.db.tables import Vote
-from arena.matchmaking import pair_key
-from arena.voting.pool import PoolCache
+from arena.voting.matchmaking import pair_key
+from arena.voting.matchup_cache import PoolCache
 from tests.integration.test_snapshots import _votes
 
 

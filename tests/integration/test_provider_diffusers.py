@@ -14,10 +14,10 @@ pytest.importorskip("torch", reason="torch is not installed: the diffusers adapt
 pytest.importorskip("diffusers", reason="diffusers is not installed: the adapter needs the `local` extra")
 
 from arena.db.tables import LatencySample, Output
-from arena.generation import Backfill, plan_jobs
-from arena.media import MediaStore
-from arena.providers import BadResponse, GenerationRequest, UnsupportedRequest, build_provider
-from arena.registry import ModelEntry, sync_registry
+from arena.generation.backfill import Backfill, plan_jobs
+from arena.generation.providers import BadResponse, GenerationRequest, UnsupportedRequest, build_provider
+from arena.generation.registry import ModelEntry, sync_registry
+from arena.media.store import MediaStore
 from scheduler.timing import run_timing
 from tests.fakes.images import png_bytes
 from tests.support.tiny_diffusers import build_tiny_pipeline

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from arena.providers import (
+from arena.generation.providers import (
     BadResponse,
     ContentRefused,
     GenerationRequest,

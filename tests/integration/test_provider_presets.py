@@ -14,9 +14,9 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db.tables import LatencySample, Output
-from arena.providers import (
+from arena.generation.providers import (
     BadResponse,
     GenerationRequest,
     RateLimited,
@@ -24,7 +24,7 @@ from arena.providers import (
     UnsupportedRequest,
     build_provider,
 )
-from arena.registry import sync_registry
+from arena.generation.registry import sync_registry
 from tests.fakes.images import png_bytes
 from tests.support.presets import NOT_HTTP, commented_presets, fake_class_for, fake_for, point_at
 

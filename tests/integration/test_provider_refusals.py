@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from arena.providers import BadResponse, ContentRefused
+from arena.generation.providers import BadResponse, ContentRefused
 from tests.integration.test_provider_presets import HTTP_PRESETS, PRESETS, SECRET, call, ids, keys, started
 from tests.support.presets import documents_refusal, fake_class_for
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from arena.providers import (
+from arena.generation.providers import (
     BadResponse,
     ContentRefused,
     GenerationRequest,

@@ -15,15 +15,15 @@ import numpy as np
 from sqlalchemy import Engine, insert, select
 from sqlmodel import Session
 
-from arena import prompt_admin
 from arena.app import create_app
 from arena.db.tables import Matchup, Output, Prompt, Vote, utcnow
-from arena.generation import REPEAT_KIND, Backfill, plan_jobs
-from arena.media import MediaStore
-from arena.providers import build_provider
-from arena.publication import ALIKE_BITS, image_hash
-from arena.registry import parse_registry, sync_registry
-from arena.snapshots import take_snapshot
+from arena.generation.backfill import REPEAT_KIND, Backfill, plan_jobs
+from arena.generation.providers import build_provider
+from arena.generation.registry import parse_registry, sync_registry
+from arena.leaderboard.snapshots import take_snapshot
+from arena.media.publication import ALIKE_BITS, image_hash
+from arena.media.store import MediaStore
+from arena.prompts import admin as prompt_admin
 from arena.voting.service import Voter
 from arena.web.context import context_of
 from tests.conftest import WORLD_MODELS, ColourProvider, serve

@@ -8,10 +8,10 @@ from sqlalchemy import insert, select
 from sqlmodel import Session
 
 from arena.db.tables import Prompt, Vote, VoteVerdict
-from arena.registry import parse_registry, sync_registry
-from arena.voting import refilter
-from arena.voting.anomaly import FILTERS, RawVote, find_anomalies
-from arena.voting.refilter import run_batch_filters
+from arena.generation.registry import parse_registry, sync_registry
+from arena.voting.filters import batch as refilter
+from arena.voting.filters.anomaly import FILTERS, RawVote, find_anomalies
+from arena.voting.filters.batch import run_batch_filters
 
 STRENGTH = {f"m{i}": 60.0 * i for i in range(6)}
 MODELS = "".join(

@@ -4,7 +4,7 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db.tables import Model
-from arena.registry import RegistryError, parse_registry, sync_registry
+from arena.generation.registry import RegistryError, parse_registry, sync_registry
 
 ENTRY = """
 [[models]]

@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from arena.app import create_app
 from arena.db.tables import Prompt
-from arena.web.console_prompts import MAX_UPLOAD_BYTES
+from arena.web.console.prompts import MAX_UPLOAD_BYTES
 from tests.conftest import serve
 
 LONE = "\ud800"

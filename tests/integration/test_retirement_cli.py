@@ -7,9 +7,9 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db.tables import AuditEntry, CorpusPrompt, Prompt
-from arena.pool import current_batch
+from arena.prompts.pool import current_batch
 from tests.support.retirement_month import CELLS, build_month
 
 ALIEN = "zxqv blorpt wyvvk qujj 8k uhd hdr dslr"

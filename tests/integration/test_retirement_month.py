@@ -7,12 +7,19 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, func, select
 
-from arena.corpus import check_freshness, import_corpus_lines
 from arena.db.tables import AuditEntry, Prompt, RatingSnapshot, RetirementReport, Vote
-from arena.retirement import ReportError, apply_report, build_report, reject_report, run_monthly, store_report
-from arena.simulation import simulate
-from arena.snapshots import take_snapshot
-from arena.voting.pool import PoolCache
+from arena.leaderboard.snapshots import take_snapshot
+from arena.prompts.corpus import check_freshness, import_corpus_lines
+from arena.prompts.retirement import (
+    ReportError,
+    apply_report,
+    build_report,
+    reject_report,
+    run_monthly,
+    store_report,
+)
+from arena.simulation.voters import simulate
+from arena.voting.matchup_cache import PoolCache
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 from tests.support.retirement_month import CELLS, NOW, TRUTH, build_month

@@ -8,7 +8,7 @@ from sqlmodel import Session, select
 
 from arena.app import create_app
 from arena.db.tables import AuditEntry, Prompt, RetirementReport
-from arena.retirement import apply_report, get_report, run_monthly, store_report
+from arena.prompts.retirement import apply_report, get_report, run_monthly, store_report
 from arena.web.context import context_of
 from tests.conftest import serve
 from tests.support.retirement_month import NOW, build_month

@@ -8,9 +8,9 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from arena import jobruns
 from arena.app import create_app
 from arena.db.tables import JobRun
+from arena.ops import job_runs as jobruns
 from tests.conftest import serve
 from tests.fakes.scheduling import sandbox_registry, timing_world
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from arena.db import upgrade_database
-from arena.jobruns import lease_status
+from arena.ops.job_runs import lease_status
 from scheduler.lease import acquire_lease, holds_lease, new_holder_id, release_lease
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import insert, select
 
-from arena import jobruns
 from arena.db.tables import JobRun, LatencySample, SchedulerJob
+from arena.ops import job_runs as jobruns
 from scheduler.jobs import (
     JOB_FUNCTIONS,
     JobContext,

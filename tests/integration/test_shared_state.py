@@ -12,8 +12,8 @@ import pytest
 
 from arena.app import create_app
 from arena.leaderboard import reader as reader_module
-from arena.shared_state import PageGeneration, SharedRedis, shared_redis
-from arena.snapshots import take_snapshot
+from arena.leaderboard.snapshots import take_snapshot
+from arena.runtime.shared_state import PageGeneration, SharedRedis, shared_redis
 from arena.voting.shared_plan import SharedPlan
 from arena.web.context import context_of
 from tests.conftest import serve

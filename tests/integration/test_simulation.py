@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 from sqlmodel import Session, select
 
 from arena.db.tables import Vote, VoteVerdict
-from arena.simulation import SybilCampaign, simulate
-from arena.voting.refilter import run_batch_filters
+from arena.simulation.voters import SybilCampaign, simulate
+from arena.voting.filters.batch import run_batch_filters
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 

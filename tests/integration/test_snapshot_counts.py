@@ -10,9 +10,9 @@ from sqlalchemy import insert, select
 from sqlmodel import Session
 
 from arena.db.tables import Model, Prompt, RatingSnapshot, Vote, VoteVerdict
-from arena.registry import parse_registry, sync_registry
-from arena.snapshots import board_anchor, stored_row, take_snapshot
-from arena.vote_counts import kept_votes_query
+from arena.generation.registry import parse_registry, sync_registry
+from arena.leaderboard.snapshots import board_anchor, stored_row, take_snapshot
+from arena.voting.kept_votes import kept_votes_query
 from ratings import CohortRule, Votes, compute_all_boards
 
 MODELS = "".join(

@@ -6,18 +6,20 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.db.tables import RatingSnapshot, Vote, VoteVerdict
-from arena.matchmaking import pair_key
-from arena.simulation import simulate
-from arena.snapshots import take_snapshot
-from arena.voting.filter_registry import REGISTRY
-from arena.voting.pool import PoolCache
+from arena.leaderboard.snapshots import take_snapshot
+from arena.simulation.voters import simulate
+from arena.voting.filters.registry import REGISTRY
+from arena.voting.matchmaking import pair_key
+from arena.voting.matchup_cache import PoolCache
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 from ratings.vote_plan import plan_votes
 
-FILTER_VERSION = REGISTRY.filter_version()  # what snapshots store (arena.snapshots read it from the registry)
+FILTER_VERSION = (
+    REGISTRY.filter_version()
+)  # what snapshots store (arena.leaderboard.snapshots read it from the registry)
 
 TRUTH = {"model-0": 850.0, "model-1": 1000.0, "model-2": 1100.0, "model-3": 1250.0}
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from arena.db.tables import LatencySample, Model, utcnow
-from arena.latency import latency_stats
+from arena.leaderboard.latency import latency_stats
 from scheduler.measure import measure
 from scheduler.timing import open_provider, run_timing, timing_request, warm_up
 from tests.fakes.openai_server import Behaviour, FakeOpenAIServer

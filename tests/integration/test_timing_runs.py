@@ -14,12 +14,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 from typer.testing import CliRunner
 
-import arena.providers.sandbox as sandbox
+import arena.generation.providers.sandbox as sandbox
 from arena.app import create_app
-from arena.cli import app as cli
+from arena.cli.main import app as cli
 from arena.db.tables import JobRun, LatencySample, TimingPrompt
-from arena.latency import latency_stats
-from arena.providers.adapters import parse_params
+from arena.generation.providers.adapters import parse_params
+from arena.leaderboard.latency import latency_stats
 from scheduler.jobs import JobContext, execute
 from scheduler.plan import quarter_of
 from scheduler.timing import run_timing

@@ -1,4 +1,4 @@
-"""On SQLite without Redis the vote path runs on the event loop (arena.web.voting._run); these check that it
+"""On SQLite without Redis the vote path runs on the event loop (arena.web.voter.routes._run); these check that it
 never makes the loop wait: a vote that finds SQLite's write lock held by another writer is stored once, by a
 vote thread, while other requests keep being answered, and the retry takes no second rate-limit token."""
 
@@ -16,7 +16,7 @@ from arena.app import create_app
 from arena.db.tables import Vote
 from arena.voting import pow as proof
 from arena.web.context import context_of
-from arena.web.voting import _admit
+from arena.web.voter.routes import _admit
 
 SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 

@@ -11,17 +11,17 @@ from sqlalchemy import insert, select
 from sqlmodel import Session
 
 from arena.db.tables import Prompt, SnapshotTally, Vote, VoteVerdict
-from arena.leaderboard.published import VoteSet
-from arena.leaderboard.store import SnapshotCache
-from arena.leaderboard.tallies import count_tallies
-from arena.matchmaking import pair_key
-from arena.registry import parse_registry, sync_registry
-from arena.snapshot_tallies import stored_tallies
-from arena.snapshots import take_snapshot
-from arena.vote_counts import grouped_kept_votes
-from arena.vote_tallies import kept_groups, read_mark, update_tallies
-from arena.voting.pool import PoolCache
-from arena.voting.refilter import pair_totals, run_batch_filters
+from arena.generation.registry import parse_registry, sync_registry
+from arena.leaderboard.boards import SnapshotCache
+from arena.leaderboard.published_counts import count_tallies
+from arena.leaderboard.published_votes import VoteSet
+from arena.leaderboard.snapshot_counts import stored_tallies
+from arena.leaderboard.snapshots import take_snapshot
+from arena.voting.filters.batch import pair_totals, run_batch_filters
+from arena.voting.kept_votes import grouped_kept_votes
+from arena.voting.matchmaking import pair_key
+from arena.voting.matchup_cache import PoolCache
+from arena.voting.tallies import kept_groups, read_mark, update_tallies
 
 MODELS = "".join(
     f'[[models]]\nslug = "m{i}"\ndisplay_name = "M{i}"\norganization = "O"\nmodality = "text_to_image"\n'
@@ -205,9 +205,9 @@ def test_matchmaking_counts_votes_cast_from_the_tallies_then_from_new_votes(init
 def test_snapshot_picks_model_page_examples_like_the_full_scan(settings, initialized, monkeypatch):
     """With every candidate in reach, the examples a snapshot stores are the ones the page used to find by
     scanning the model's votes; a prompt made active again drops out."""
-    from arena import snapshot_tallies
     from arena.db.tables import Output
     from arena.leaderboard import examples as page_examples
+    from arena.leaderboard import snapshot_counts as snapshot_tallies
 
     prompts = _prompts(initialized)
     rng = np.random.default_rng(12)

@@ -10,7 +10,7 @@ both images, solves the proof of work, votes, and only then learns the models fr
 - harvests like the labelling attack: remembers sha256(image bytes) -> model from each reveal and counts how
   many later images it can label (and how many of those labels are right), and how many images showed a
   (prompt, model) already revealed (what repeated bytes would have let it label);
-- also labels by the decoded picture (nearest earlier 8x8 thumbnail): the limit arena/served.py documents (the
+- also labels by the decoded picture (nearest earlier 8x8 thumbnail): the limit arena/media/variants.py documents (the
   picture itself stays recognisable; the vote filters are the defence there), measured, not a goal;
 - records per image the byte length, decoded width and height and the response time (request sent to last
   byte), with the model as the label, for a classifier trained afterwards (`cross_validate`).
@@ -40,10 +40,10 @@ from sqlalchemy import Engine, select, update
 from sqlmodel import Session
 
 from arena.db.tables import Output, Prompt
-from arena.generation import Backfill, plan_jobs
-from arena.media import MediaStore
-from arena.providers import build_provider
-from arena.registry import ModelEntry, parse_registry, sync_registry
+from arena.generation.backfill import Backfill, plan_jobs
+from arena.generation.providers import build_provider
+from arena.generation.registry import ModelEntry, parse_registry, sync_registry
+from arena.media.store import MediaStore
 from arena.settings import Settings
 from arena.voting import pow as proof
 from tests.support.payload import Stripped, strip
@@ -284,7 +284,7 @@ def _nearest(thumb: np.ndarray, thumbs: list[np.ndarray], models: list[str]) -> 
 def retire_and_publish(engine: Engine, settings: Settings, clock, prompts: int = 2) -> list[str]:
     """Retire the first `prompts` prompts that have outputs and publish a snapshot, so model pages show
     captioned examples; returns the retired prompt ids."""
-    from arena.snapshots import take_snapshot
+    from arena.leaderboard.snapshots import take_snapshot
 
     with engine.begin() as conn:
         ids = list(

@@ -9,9 +9,9 @@ import threading
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from arena.generation import Backfill, plan_jobs
-from arena.media import MediaStore
-from arena.registry import parse_registry, sync_registry
+from arena.generation.backfill import Backfill, plan_jobs
+from arena.generation.registry import parse_registry, sync_registry
+from arena.media.store import MediaStore
 from arena.settings import Settings
 from tests.conftest import WORLD_MODELS, ColourProvider
 

@@ -15,9 +15,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from arena.db.tables import Prompt
-from arena.media import MediaStore
-from arena.outputs_import import import_outputs
-from arena.registry import ModelEntry, parse_registry, sync_registry
+from arena.generation.outputs_import import import_outputs
+from arena.generation.registry import ModelEntry, parse_registry, sync_registry
+from arena.media.store import MediaStore
 from arena.settings import Settings
 from prompts_taxonomy import load_taxonomy
 

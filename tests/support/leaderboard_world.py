@@ -25,13 +25,13 @@ from sqlmodel import Session
 
 from arena.db import make_engine
 from arena.db.tables import LatencySample, Prompt, Vote
-from arena.generation import Backfill, plan_jobs
+from arena.generation.backfill import Backfill, plan_jobs
+from arena.generation.providers.base import GenerationResult, Timing
 from arena.initialize import initialize
-from arena.media import MediaStore
-from arena.providers.base import GenerationResult, Timing
+from arena.leaderboard.snapshots import take_snapshot
+from arena.media.store import MediaStore
 from arena.settings import Settings
-from arena.simulation import simulate
-from arena.snapshots import take_snapshot
+from arena.simulation.voters import simulate
 from arena.voting.service import ArenaService
 from prompts_taxonomy import load_taxonomy
 from tests.support.pg_schemas import create_schema, drop_schemas, schema_url

@@ -11,7 +11,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from arena.registry import ModelEntry, parse_registry
+from arena.generation.registry import ModelEntry, parse_registry
 from tests.fakes.hosted_base import ProviderFake
 from tests.fakes.hosted_queue import FakeBFL, FakeFal, FakeGenericQueue, FakeReplicate
 from tests.fakes.hosted_sync import (

@@ -21,9 +21,9 @@ from sqlalchemy import Engine, insert, select
 from sqlmodel import Session
 
 from arena.db.tables import Output, Prompt, Vote
-from arena.registry import parse_registry, sync_registry
+from arena.generation.registry import parse_registry, sync_registry
+from arena.leaderboard.snapshots import take_snapshot
 from arena.settings import Settings
-from arena.snapshots import take_snapshot
 
 TRUTH = {"ret-a": 700.0, "ret-b": 950.0, "ret-c": 1200.0, "ret-d": 1450.0}
 NOW = datetime(2026, 12, 1, 4, 0, tzinfo=UTC)

@@ -2,7 +2,7 @@
 
 What it reproduces, and how:
 
-- Pairs: the real matchmaker, `arena.matchmaking.choose_pair`, with the vote plan refitted every `batch`
+- Pairs: the real matchmaker, `arena.voting.matchmaking.choose_pair`, with the vote plan refitted every `batch`
   votes from a Bradley-Terry fit of the votes so far (as the pool cache does after each snapshot), voters in
   sessions of 20 matchups under the variety rules and the model share cap at ARENA_MODEL_SHARE_FACTOR's
   default (the rules arm of bench/bench_matchmaking.py). The arena has `history` votes before the month and
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from arena.matchmaking import History, Standing, choose_pair, model_share_cap, pair_key
 from arena.settings import Settings
+from arena.voting.matchmaking import History, Standing, choose_pair, model_share_cap, pair_key
 from prompts_taxonomy.retirement import (
     BINOMIAL_ALPHA,
     BINOMIAL_MIN_DECISIVE,

@@ -1,5 +1,5 @@
 """Checks of the matchmaking variety rules over a served sequence, written from the rules' text (issue 11) and
-independently of arena.matchmaking: every window of 200 matchups, and every session's own sequence."""
+independently of arena.voting.matchmaking: every window of 200 matchups, and every session's own sequence."""
 
 from __future__ import annotations
 

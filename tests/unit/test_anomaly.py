@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from arena.voting.anomaly import RawVote, find_anomalies, likelihood_p_value
+from arena.voting.filters.anomaly import RawVote, find_anomalies, likelihood_p_value
 
 TRUTH = {f"m{i}": 1000 + 60 * i for i in range(8)}  # m7 best, m0 worst
 

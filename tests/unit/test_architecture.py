@@ -1,8 +1,10 @@
 """Module boundaries from DESIGN.md: the pure packages import only numpy, scipy, the stdlib and each other."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +53,23 @@ def test_pure_package_imports_nothing_but_its_allowed_dependencies(package):
         "threadpoolctl",
         "charset_normalizer",  # numpy.f2py imports it when installed (it is, with requests, for the extras)
     }
+
+
+def test_import_linter_contracts_hold():
+    """pyproject.toml's [tool.importlinter] contracts: arena's sub-packages import down the data flow only (imports
+    inside functions count), the voter, leaderboard and console web packages stay apart, the pure packages
+    import no application code."""
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True))",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "0 broken" in out.stdout and "3 kept" in out.stdout, out.stdout[-2000:]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import typer.main
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ def test_the_readme_opens_with_exactly_two_quick_start_commands():
 
 
 def test_the_readme_model_entry_example_is_a_valid_registry_entry():
-    from arena.registry import parse_registry
+    from arena.generation.registry import parse_registry
 
     block = MODELS.split("```toml", 1)[1].split("```", 1)[0]
     (entry,) = parse_registry(block, origin="README")

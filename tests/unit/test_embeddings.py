@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena import embeddings
+from arena.prompts import embeddings
 from prompts_taxonomy.freshness import char_ngrams, lexical_vectors, nearest_neighbours
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" / "minilm_reference.json").read_text("utf-8"))

@@ -14,7 +14,7 @@ from arena.evals.graders.basic import basic
 from arena.evals.graders.ocr import ocr_exact_text
 from arena.evals.graders.preservation import preservation
 from arena.evals.scores import Sample
-from arena.providers.sandbox_draw import draw_sign
+from arena.generation.providers.sandbox_draw import draw_sign
 
 
 def png(image: Image.Image) -> bytes:

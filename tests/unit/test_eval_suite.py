@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from arena.evals.suite import SuiteError, load_suite
-from arena.registry import load_registry
+from arena.generation.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 KNOWN = {e.slug: e.modality for e in load_registry(ROOT / "models.toml")}

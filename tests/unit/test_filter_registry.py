@@ -4,11 +4,11 @@ before the registry for the built-in filters), the labels, and the registrations
 import pytest
 
 from arena.settings import Settings
-from arena.voting.anomaly import ANOMALY_FILTERS, find_anomalies
-from arena.voting.filter_registry import BUILTIN, REGISTRY, FilterRegistry
-from arena.voting.filters import ONLINE_FILTERS
-from arena.voting.vote_filter import BatchFilter, OnlineFilter
-from arena.voting.vote_group import Flag, RawVote
+from arena.voting.filters.anomaly import ANOMALY_FILTERS, find_anomalies
+from arena.voting.filters.groups import Flag, RawVote
+from arena.voting.filters.online import ONLINE_FILTERS
+from arena.voting.filters.protocol import BatchFilter, OnlineFilter
+from arena.voting.filters.registry import BUILTIN, REGISTRY, FilterRegistry
 
 
 def _never(_signals, _settings):

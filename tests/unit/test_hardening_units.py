@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from arena.media import normalize_image
-from arena.served import SIZE_CLASSES, encode_png, png_length, scaled_pixels, serve_variant
-from arena.serving import proxy_options
+from arena.media.store import normalize_image
+from arena.media.variants import SIZE_CLASSES, encode_png, png_length, scaled_pixels, serve_variant
+from arena.runtime.server_options import proxy_options
 from arena.settings import Settings
 from arena.web.guards import lone_surrogate
-from arena.web.lb_api import csv_cell
+from arena.web.leaderboard.api import csv_cell
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.web.contrast import DARK, MIN_CONTRAST, WHITE, contrast, hex_rgb, hsl_rgb, readable_cell
-from arena.web.lb_charts import HEAT_STEPS, win_rate_heat
+from arena.web.leaderboard.charts import HEAT_STEPS, win_rate_heat
+from arena.web.leaderboard.contrast import (
+    DARK,
+    MIN_CONTRAST,
+    WHITE,
+    contrast,
+    hex_rgb,
+    hsl_rgb,
+    readable_cell,
+)
 
 CSS = Path(__file__).resolve().parents[2] / "static" / "css" / "arena.css"
 HSL = re.compile(r"hsl\((\d+),\s*(\d+)%,\s*(\d+)%\)")

@@ -1,7 +1,7 @@
 """Picked-but-uncommitted matchups count for the variety rules (arena.voting.inflight)."""
 
-from arena.matchmaking import FIRST_MATCHUPS, NO_REPEAT, Recent, apply_rules, window_cap
 from arena.voting.inflight import InFlight
+from arena.voting.matchmaking import FIRST_MATCHUPS, NO_REPEAT, Recent, apply_rules, window_cap
 
 AB, AC, BC = ("a", "b"), ("a", "c"), ("b", "c")
 

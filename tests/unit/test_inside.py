@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from arena.inside import OutsideFolder, inside
 from arena.judge.heldout import LabelsError, read_labels
 from arena.judge.scenario_rubrics import load_rubrics
+from arena.runtime.inside import OutsideFolder, inside
 
 
 @pytest.fixture

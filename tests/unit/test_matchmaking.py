@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare, norm
 
-from arena.matchmaking import (
+from arena.voting.inflight import InFlight
+from arena.voting.matchmaking import (
     NEW_MODEL_BOOST,
     PLAN_FLOOR,
     Recent,
@@ -18,7 +19,6 @@ from arena.matchmaking import (
     pair_weight,
     window_shares,
 )
-from arena.voting.inflight import InFlight
 from ratings.vote_plan import misorder_benefit, plan_votes
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 
-from arena.matchmaking import History, Recent, Standing, apply_rules, choose_pair, window_cap
+from arena.voting.matchmaking import History, Recent, Standing, apply_rules, choose_pair, window_cap
 from tests.support.variety import session_breaches, worst_window
 
 MODELS = ["a", "b", "c", "d", "e", "f"]

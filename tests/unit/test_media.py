@@ -8,8 +8,8 @@ import pytest
 from PIL import Image, ImageCms
 from PIL.PngImagePlugin import PngInfo
 
-from arena.images import ImageRejected
-from arena.media import MEDIA_ID, MediaStore, normalize_image
+from arena.media.images import ImageRejected
+from arena.media.store import MEDIA_ID, MediaStore, normalize_image
 
 SECRET = "model=secret-model-7;provider=acme"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.providers.adapters import adapter_names, adapter_spec
-from arena.providers.overrides import generation_keys, merge_overrides, refused_overrides
+from arena.generation.providers.adapters import adapter_names, adapter_spec
+from arena.generation.providers.overrides import generation_keys, merge_overrides, refused_overrides
 
 # Fields that decide where a request goes, which credential it carries, which model or local file is loaded.
 ROUTING = {

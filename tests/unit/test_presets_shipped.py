@@ -1,4 +1,4 @@
-"""The presets of real endpoints ship inside the package (arena/providers/presets.toml, package data of the
+"""The presets of real endpoints ship inside the package (arena/generation/providers/presets.toml, package data of the
 wheel's `arena` package): each loads through the same validation as a models file and they are, entry for entry,
 the commented presets of the repository's models.toml."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.providers import describe_defaults, validate_params
-from arena.registry import PRESETS_FILE, RegistryError, load_presets, parse_registry
+from arena.generation.providers import describe_defaults, validate_params
+from arena.generation.registry import PRESETS_FILE, RegistryError, load_presets, parse_registry
 from tests.support.presets import commented_presets
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,9 +6,15 @@ import time
 import httpx
 import pytest
 
-from arena.providers import GenerationRequest, describe_defaults, validate_params
-from arena.providers.base import BadResponse, ContentRefused, ProviderTimeout, RateLimited, ServerError
-from arena.providers.http_common import dotted, error_for_status, pick_size, retry_after_seconds
+from arena.generation.providers import GenerationRequest, describe_defaults, validate_params
+from arena.generation.providers.base import (
+    BadResponse,
+    ContentRefused,
+    ProviderTimeout,
+    RateLimited,
+    ServerError,
+)
+from arena.generation.providers.http_common import dotted, error_for_status, pick_size, retry_after_seconds
 
 QUEUE = {"submit_url": "https://q.example/v1/jobs", "status_url": "https://q.example/v1/jobs/{id}"}
 
@@ -231,7 +237,7 @@ def test_google_errors_are_typed_by_code_and_status_before_words(code, status, m
     pytest.importorskip("google.genai")
     from google.genai import errors
 
-    from arena.providers.google_genai import _typed
+    from arena.generation.providers.google_genai import _typed
 
     error = errors.APIError(code, {"error": {"code": code, "message": message, "status": status}})
     assert type(_typed(error)) is kind

@@ -15,11 +15,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from arena.providers import GenerationRequest, Provider, build_provider, describe_defaults, validate_params
-from arena.providers.params import SandboxParams
-from arena.providers.sandbox import simulated_latency
-from arena.providers.sandbox_draw import visible_text
-from arena.registry import parse_registry
+from arena.generation.providers import (
+    GenerationRequest,
+    Provider,
+    build_provider,
+    describe_defaults,
+    validate_params,
+)
+from arena.generation.providers.params import SandboxParams
+from arena.generation.providers.sandbox import simulated_latency
+from arena.generation.providers.sandbox_draw import visible_text
+from arena.generation.registry import parse_registry
 
 MODELS_TOML = Path(__file__).resolve().parents[2] / "models.toml"
 SIGN = 'A shop front at night with a neon sign that reads "OPEN LATE"'

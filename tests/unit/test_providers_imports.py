@@ -1,5 +1,5 @@
 """The providers package has no import circle, counting imports inside functions and at the bottom of files, and
-the retry policy (`arena/retry.py`) stands on the standard library alone, so any layer may use it."""
+the retry policy (`arena/runtime/retry.py`) stands on the standard library alone, so any layer may use it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = "arena.providers"
+PACKAGE = "arena.generation.providers"
 
 
 def imported(path: Path, module: str) -> set[str]:
@@ -49,9 +49,11 @@ def test_no_import_circle_in_the_providers_package():
     for node in sorted(graph):
         if node not in state:
             visit(node, [])
-    assert "arena.providers.params_more" in graph["arena.providers.google_genai"]  # the walk sees imports
+    assert (
+        "arena.generation.providers.params_more" in graph["arena.generation.providers.google_genai"]
+    )  # the walk sees imports
 
 
 def test_the_retry_policy_imports_only_the_standard_library():
-    modules = imported(ROOT / "arena" / "retry.py", "arena.retry")
+    modules = imported(ROOT / "arena" / "retry.py", "arena.runtime.retry")
     assert modules and {m for m in modules if m.split(".")[0] not in sys.stdlib_module_names} == set()

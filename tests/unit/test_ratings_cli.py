@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from ratings import simulate_votes
 
 WINNERS = ["model_a", "model_b", "tie"]

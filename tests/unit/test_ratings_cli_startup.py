@@ -15,7 +15,10 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-heavy = sorted(m for m in ("arena.app", "arena.cli", "sqlalchemy", "fastapi", "openai", "httpx") if m in sys.modules)
+heavy = sorted(
+    m for m in ("arena.app", "arena.cli.main", "sqlalchemy", "fastapi", "openai", "httpx")
+    if m in sys.modules
+)
 print("PROBE", code, ",".join(heavy), file=sys.stderr)
 """
 
@@ -86,7 +89,7 @@ def test_help_and_usage_errors_answer_before_numpy_scipy_and_the_ratings_package
 
 def test_the_short_path_option_defaults_are_the_ratings_package_defaults():
     import ratings
-    from arena import ratings_cli
+    from arena.cli import ratings as ratings_cli
 
     assert ratings_cli.DEFAULT_LEVEL == ratings.DEFAULT_LEVEL
     assert ratings_cli.DEFAULT_MIN_VOTES == ratings.DEFAULT_MIN_VOTES

@@ -1,4 +1,4 @@
-"""Intervals of the difference from a chosen model (ratings.differences, arena.snapshot_differences).
+"""Intervals of the difference from a chosen model (ratings.differences, arena.leaderboard.differences).
 
 Known answers: the board's stored standard errors equal a loop over pairs written out by hand from the
 replicates (bootstrap) or from the sandwich covariance; the per-pair and simultaneous ends are d -+ 1.96 se and
@@ -16,14 +16,14 @@ import math
 import numpy as np
 import pytest
 
-from arena.snapshot_differences import (
+from arena.leaderboard.differences import (
     NoDifferences,
     NotOnBoard,
     StoredDifferences,
     differences_payload,
     relative_to,
 )
-from arena.snapshots import stored_differences
+from arena.leaderboard.snapshots import stored_differences
 from ratings import ELO_PER_NAT, Board, Votes, compute_board, simulate_votes
 from ratings.aggregate import aggregate_votes, board_rows
 from ratings.board import count_votes

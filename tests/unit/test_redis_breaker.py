@@ -3,7 +3,7 @@ plan), so a Redis that hangs costs one timeout per pause instead of one per requ
 
 import redis
 
-from arena.shared_state import Breaker, PageGeneration, SharedRedis
+from arena.runtime.shared_state import Breaker, PageGeneration, SharedRedis
 from arena.voting.shared_limits import SharedRateLimiter
 from arena.voting.shared_plan import SharedPlan
 

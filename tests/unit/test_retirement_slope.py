@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from arena.retirement import discrimination_row
+from arena.prompts.retirement import discrimination_row
 from arena.settings import Settings
 from prompts_taxonomy.retirement import (
     DEFAULT_BETA_MAX,

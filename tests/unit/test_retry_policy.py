@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import random
 
-from arena.providers.base import BadResponse, ContentRefused, ProviderTimeout, RateLimited, ServerError
-from arena.retry import RetryPolicy, is_retryable, retryable_status
+from arena.generation.providers.base import (
+    BadResponse,
+    ContentRefused,
+    ProviderTimeout,
+    RateLimited,
+    ServerError,
+)
+from arena.runtime.retry import RetryPolicy, is_retryable, retryable_status
 
 
 def test_without_jitter_the_waits_double_up_to_the_cap():

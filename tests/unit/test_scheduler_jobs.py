@@ -1,5 +1,5 @@
 """The schedule and the job wrappers without a database: the job set kept in step with the settings, and the
-monthly retirement job that calls `arena.retirement.run_monthly` only when that module exists."""
+monthly retirement job that calls `arena.prompts.retirement.run_monthly` only when that module exists."""
 
 import sys
 import types
@@ -10,7 +10,7 @@ from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from arena.jobruns import JOBS
+from arena.ops.job_runs import JOBS
 from arena.settings import Settings
 from scheduler.jobs import JobContext, retirement_job
 from scheduler.service import JobSpec, ensure_jobs, job_specs
@@ -62,16 +62,16 @@ def context():
 
 
 def test_retirement_is_skipped_when_its_module_is_not_installed(monkeypatch):
-    monkeypatch.setitem(sys.modules, "arena.retirement", None)
+    monkeypatch.setitem(sys.modules, "arena.prompts.retirement", None)
     outcome = retirement_job(context(), {}, lambda _: None)
     assert (outcome.outcome, outcome.message) == ("skipped", "skipped: not installed")
 
 
 def test_retirement_calls_run_monthly_with_the_engine_and_settings(monkeypatch):
     calls = []
-    module = types.ModuleType("arena.retirement")
+    module = types.ModuleType("arena.prompts.retirement")
     module.run_monthly = lambda engine, settings: calls.append((engine, settings)) or 7
-    monkeypatch.setitem(sys.modules, "arena.retirement", module)
+    monkeypatch.setitem(sys.modules, "arena.prompts.retirement", module)
     ctx = context()
     outcome = retirement_job(ctx, {}, lambda _: None)
     assert (outcome.outcome, outcome.message) == ("ok", "retirement report 7 stored")
@@ -79,5 +79,5 @@ def test_retirement_calls_run_monthly_with_the_engine_and_settings(monkeypatch):
 
 
 def test_retirement_without_run_monthly_is_skipped(monkeypatch):
-    monkeypatch.setitem(sys.modules, "arena.retirement", types.ModuleType("arena.retirement"))
+    monkeypatch.setitem(sys.modules, "arena.prompts.retirement", types.ModuleType("arena.prompts.retirement"))
     assert retirement_job(context(), {}, lambda _: None).outcome == "skipped"

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from arena.providers import GenerationResult, RateLimited, ServerError, Timing
+from arena.generation.providers import GenerationResult, RateLimited, ServerError, Timing
 from scheduler.measure import collector_held, measure, stamp_request_sent, write_fsynced
 from scheduler.timing import timing_request
 

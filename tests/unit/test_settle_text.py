@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.web.lb_rows import _with_article, settle_short, settle_text
+from arena.web.leaderboard.rows import _with_article, settle_short, settle_text
 from ratings.certainty import MAX_SETTLE_VOTES, SETTLE_PROBABILITY
 
 

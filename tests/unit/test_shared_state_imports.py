@@ -9,7 +9,7 @@ import sys
 PROBE = """
 import json, sys
 from arena.settings import Settings
-from arena.shared_state import shared_redis
+from arena.runtime.shared_state import shared_redis
 shared = shared_redis(Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/15", secret_key="s3cret"))
 print(json.dumps({"prefix": shared.prefix, "loaded": sorted(m for m in sys.modules if m.startswith("arena."))}))
 """
@@ -19,5 +19,5 @@ def test_the_shared_state_and_its_redis_client_load_nothing_from_voting():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
     found = json.loads(out.stdout)
     assert found["prefix"] == "arena:1ec1c26b50d5"  # sha256("s3cret")[:12], as the namespace always was
-    assert "arena.shared_state" in found["loaded"]
+    assert "arena.runtime.shared_state" in found["loaded"]
     assert not [m for m in found["loaded"] if m.startswith("arena.voting")]

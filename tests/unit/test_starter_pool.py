@@ -5,7 +5,7 @@ from collections import Counter
 
 from PIL import Image
 
-from arena.images import open_image
+from arena.media.images import open_image
 from prompts_taxonomy import (
     DEFAULT_THRESHOLD,
     EDIT_KINDS,

@@ -3,10 +3,10 @@ that the leaderboard row says "collecting" and the time is absent from the row, 
 
 from datetime import UTC, datetime
 
-from arena.latency import summarize_latency
-from arena.leaderboard.store import BoardEntry, ModelInfo, PublishedBoard
+from arena.leaderboard.boards import BoardEntry, ModelInfo, PublishedBoard
+from arena.leaderboard.latency import summarize_latency
 from arena.leaderboard.table import build_rows
-from arena.web.lb_rows import row_texts
+from arena.web.leaderboard.rows import row_texts
 
 
 def _board():

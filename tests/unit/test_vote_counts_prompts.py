@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arena.vote_counts import counted_rows
+from arena.voting.kept_votes import counted_rows
 from ratings import compute_board
 
 

@@ -97,7 +97,7 @@ class VoteVerdict(SQLModel, table=True):
 
 class VoteTally(SQLModel, table=True):
     """Votes counted per group of everything a board reads (cell, pair, outcome, methodology, source, prompt):
-    all of them and the kept ones. Kept up to date incrementally (`arena.vote_tallies`), so the rating job and
+    all of them and the kept ones. Kept up to date incrementally (`arena.voting.tallies`), so the rating job and
     the batch filters read rows that grow with prompts x pairs instead of every vote."""
 
     __tablename__ = "vote_tallies"
@@ -129,7 +129,7 @@ class TallyMark(SQLModel, table=True):
 
 class SnapshotTally(SQLModel, table=True):
     """Win / loss / tie counts per model pair and per (model, cell) of the votes one snapshot counted, stored
-    with it so a model page never counts votes (`arena.leaderboard.tallies`)."""
+    with it so a model page never counts votes (`arena.leaderboard.published_counts`)."""
 
     __tablename__ = "snapshot_tallies"
     __table_args__ = (Index("ix_snapshot_tallies_at", "modality", "created_at"),)

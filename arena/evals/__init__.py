@@ -1,0 +1,1 @@
+"""The eval harness: suites of cases, graders, verdicts, reports and comparisons."""

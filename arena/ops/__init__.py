@@ -1,0 +1,1 @@
+"""Operations: operators and their sessions, the audit log, job runs and the job queue."""

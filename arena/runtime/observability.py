@@ -1,0 +1,89 @@
+"""Metrics and logs: the Prometheus series the app and its jobs record, and JSON log lines.
+
+Metrics live in prometheus-client's default registry (one per process), so the web app, the generation
+backfill, timing runs and scheduled jobs of one process all show up on that process's `/metrics`. Log lines
+are one JSON object each; the request id ties a request's lines together. Nothing logged carries a client
+address, a cookie, a token or a query string (secrets may ride in any of them).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from prometheus_client import Counter, Histogram
+
+from arena.settings import Settings
+
+REQUESTS = Counter(
+    "arena_http_requests_total", "HTTP requests by route, method and status.", ["route", "method", "status"]
+)
+LATENCY = Histogram(
+    "arena_http_request_seconds",
+    "Time to answer an HTTP request, by route.",
+    ["route", "method"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+VOTES = Counter(
+    "arena_votes_total",
+    "Votes stored, by outcome (kept / filtered) and filter reason.",
+    ["outcome", "reason"],
+)
+MATCHUPS = Counter("arena_matchups_served_total", "Matchups served, by modality.", ["modality"])
+GENERATIONS = Counter(
+    "arena_generation_outcomes_total", "Backfill generations by model and outcome.", ["model", "outcome"]
+)
+TIMINGS = Counter(
+    "arena_timing_outcomes_total", "Timed generation calls by model and outcome.", ["model", "outcome"]
+)
+JOB_RUNS = Counter("arena_job_runs_total", "Finished job runs by job and outcome.", ["job", "outcome"])
+
+request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("arena_request_id", default=None)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, the request id, and any `extra` fields."""
+
+    RESERVED = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        rid = request_id.get()
+        if rid:
+            entry["request_id"] = rid
+        for key, value in record.__dict__.items():
+            if key not in self.RESERVED and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+def log_config(settings: Settings) -> dict[str, Any]:
+    """A logging dictConfig for `arena serve`: JSON (default) or text lines on stderr, uvicorn included."""
+    formatter = (
+        {"()": "arena.runtime.observability.JsonFormatter"}
+        if settings.log_format == "json"
+        else {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
+    )
+    level = settings.log_level.upper()
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"default": formatter},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "default"}},
+        "root": {"handlers": ["stderr"], "level": level},
+        "loggers": {
+            "uvicorn": {"level": level},
+            "uvicorn.error": {"level": level},
+            "uvicorn.access": {"level": "WARNING"},
+        },
+    }

@@ -1,0 +1,1 @@
+"""Simulated voters and simulated generation-time samples (the demo and the benches)."""
