@@ -33,7 +33,7 @@ def test_the_shipped_presets_are_exactly_the_commented_presets_of_models_toml():
 
 
 def test_a_broken_preset_would_be_refused_with_its_field():
-    text = (ROOT / "arena" / "providers" / PRESETS_FILE).read_text(encoding="utf-8")
+    text = (ROOT / "arena" / "generation" / "providers" / PRESETS_FILE).read_text(encoding="utf-8")
     broken = text.replace('api_key_env = "OPENAI_API_KEY"', 'api_key_env = "OPENAI API KEY"', 1)
     with pytest.raises(RegistryError, match=r"model gpt-image-1: field 'params\.api_key_env'"):
         parse_registry(broken, origin="presets.toml")
@@ -42,4 +42,4 @@ def test_a_broken_preset_would_be_refused_with_its_field():
 def test_the_presets_file_is_inside_a_package_the_wheel_ships():
     wheel = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"]["build"]
     assert "arena" in wheel["targets"]["wheel"]["packages"]
-    assert (ROOT / "arena" / "providers" / PRESETS_FILE).is_file()
+    assert (ROOT / "arena" / "generation" / "providers" / PRESETS_FILE).is_file()

@@ -29,7 +29,7 @@ def imported(path: Path, module: str) -> set[str]:
 def provider_graph() -> dict[str, set[str]]:
     modules = {
         (PACKAGE if p.stem == "__init__" else f"{PACKAGE}.{p.stem}"): p
-        for p in (ROOT / "arena" / "providers").glob("*.py")
+        for p in (ROOT / "arena" / "generation" / "providers").glob("*.py")
     }
     return {name: imported(path, name) & set(modules) - {name} for name, path in modules.items()}
 
@@ -55,5 +55,5 @@ def test_no_import_circle_in_the_providers_package():
 
 
 def test_the_retry_policy_imports_only_the_standard_library():
-    modules = imported(ROOT / "arena" / "retry.py", "arena.runtime.retry")
+    modules = imported(ROOT / "arena" / "runtime" / "retry.py", "arena.runtime.retry")
     assert modules and {m for m in modules if m.split(".")[0] not in sys.stdlib_module_names} == set()
