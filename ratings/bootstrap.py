@@ -301,9 +301,7 @@ def bootstrap_board(
     else:
         results = [work(k) for k in range(len(starts))]
     theta = np.concatenate([r[0] for r in results]) if results else np.empty((0, n))
-    if (
-        board.cluster is not None
-    ):  # the cluster sandwich's CR1 factor, on the replicates' spread
+    if board.cluster is not None:  # the cluster sandwich's CR1 factor, on the replicates' spread
         factor = np.sqrt(cluster_correction(board.n_clusters, n, board.n_votes))
         with np.errstate(invalid="ignore"):
             theta = theta_hat + factor * (theta - theta_hat)

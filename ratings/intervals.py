@@ -375,7 +375,9 @@ def vote_level_covariance(theta: np.ndarray, board: BoardRows, counts: PairCount
     its votes were independent, on the same footing as :func:`board_sandwich_covariance` (their difference is
     the prompts' share of the variance)."""
     scale = (
-        cluster_correction(board.n_clusters, counts.n_models, board.n_votes) if board.cluster is not None else 1.0
+        cluster_correction(board.n_clusters, counts.n_models, board.n_votes)
+        if board.cluster is not None
+        else 1.0
     )
     return scale * sandwich_covariance(theta, counts)
 
