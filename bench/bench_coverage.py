@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from arena.settings import Settings
 from ratings import ELO_PER_NAT, center, fit_bradley_terry, normal_quantile, pair_counts
 from ratings.aggregate import BoardRows, aggregate_votes, board_rows
 from ratings.bootstrap import bootstrap_board
@@ -123,18 +124,31 @@ def evaluate(
     return hit_m, hit_p, (est - truth) / se
 
 
+METHODS = ("cluster bootstrap", "cluster sandwich", "vote-level bootstrap")
+
+
 def coverage(
-    n_votes: int, n_boards: int, n_rounds: int, seed: int, *, prompt_share: float = 1.0
+    n_votes: int,
+    n_boards: int,
+    n_rounds: int,
+    seed: int,
+    *,
+    prompt_share: float = 1.0,
+    methods: tuple[str, ...] = METHODS,
 ) -> dict[str, Tally]:
-    """Coverage tallies over ``n_boards`` simulated boards for each method."""
+    """Coverage tallies over ``n_boards`` simulated boards for each method (the boards and each method's
+    bootstrap draws are the same whichever methods are chosen)."""
     rng = np.random.default_rng(seed)
-    out = {"cluster bootstrap": Tally(), "cluster sandwich": Tally(), "vote-level bootstrap": Tally()}
+    out = {m: Tally() for m in methods}
     for k in range(n_boards):
         clustered, plain, truth = simulate_board(n_votes, rng, prompt_share=prompt_share)
         boot_rng = np.random.default_rng([seed, k])
-        out["cluster bootstrap"].add(*evaluate(clustered, truth, "bootstrap", n_rounds, boot_rng))
-        out["cluster sandwich"].add(*evaluate(clustered, truth, "sandwich", n_rounds, boot_rng))
-        out["vote-level bootstrap"].add(*evaluate(plain, truth, "bootstrap", n_rounds, boot_rng))
+        if "cluster bootstrap" in out:
+            out["cluster bootstrap"].add(*evaluate(clustered, truth, "bootstrap", n_rounds, boot_rng))
+        if "cluster sandwich" in out:
+            out["cluster sandwich"].add(*evaluate(clustered, truth, "sandwich", n_rounds, boot_rng))
+        if "vote-level bootstrap" in out:
+            out["vote-level bootstrap"].add(*evaluate(plain, truth, "bootstrap", n_rounds, boot_rng))
     return out
 
 
@@ -146,9 +160,20 @@ def main() -> None:
     parser.add_argument(
         "--votes", type=str, default="", help="comma-separated vote counts (default: every row)"
     )
+    parser.add_argument(
+        "--methods",
+        type=str,
+        default=",".join(METHODS),
+        help=f"comma-separated methods (default: all of {', '.join(METHODS)})",
+    )
     args = parser.parse_args()
+    methods = tuple(m.strip() for m in args.methods.split(","))
+    if unknown := [m for m in methods if m not in METHODS]:
+        parser.error(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
     n_boards = args.boards or (8 if args.quick else 40)
-    n_rounds = args.rounds or (200 if args.quick else 400)
+    # the published boards' rounds (ARENA_BOOTSTRAP_ROUNDS' default) unless --rounds or --quick says otherwise:
+    # percentile intervals from fewer replicates cover a little less
+    n_rounds = args.rounds or (200 if args.quick else Settings.model_fields["bootstrap_rounds"].default)
     print(
         f"{N_MODELS} models, {N_PROMPTS} prompts, prompt-by-model effect SD {EFFECT_SD} nats, "
         f"{n_boards} boards per row, {n_rounds} bootstrap rounds; truth = population-marginal strengths"
@@ -164,7 +189,7 @@ def main() -> None:
         cases = [c for c in cases if c[0] in wanted]
     for n_votes, share, name in cases:
         t0 = time.perf_counter()
-        res = coverage(n_votes, n_boards, n_rounds, seed=n_votes, prompt_share=share)
+        res = coverage(n_votes, n_boards, n_rounds, seed=n_votes, prompt_share=share, methods=methods)
         secs = time.perf_counter() - t0
         for method, tally in res.items():
             m, p, ratio = tally.row()

@@ -5,8 +5,9 @@ replacement instead of votes (:class:`~ratings.resample.ClusterSampler`): votes 
 same stored outputs, so they are not independent, and resampling them one by one makes intervals shrink
 with the vote count while the error from the fixed prompt pool does not. Without clusters, votes are
 resampled one by one (vote-level intervals). Cluster replicates are spread about the estimate by the square
-root of :func:`ratings.intervals.cluster_correction` (a fit absorbs part of each cluster's variation, as
-the cluster sandwich's docstring explains).
+root of :func:`ratings.intervals.cluster_correction`, the sandwich's CR1 factor: to first order the cluster
+bootstrap's variance is the uncorrected cluster sandwich (the fit absorbs part of each cluster's variation in
+both, as that function's docstring explains).
 
 A replicate resamples the board's votes with replacement, which is an exact multinomial draw
 over the board's distinct rows (:class:`~ratings.resample.MultinomialSampler`); on the overall
@@ -300,10 +301,8 @@ def bootstrap_board(
     else:
         results = [work(k) for k in range(len(starts))]
     theta = np.concatenate([r[0] for r in results]) if results else np.empty((0, n))
-    if (
-        board.cluster is not None
-    ):  # the leverage correction of the cluster sandwich, on the replicates' spread
-        factor = np.sqrt(cluster_correction(board.n_clusters, n))
+    if board.cluster is not None:  # the cluster sandwich's CR1 factor, on the replicates' spread
+        factor = np.sqrt(cluster_correction(board.n_clusters, n, board.n_votes))
         with np.errstate(invalid="ignore"):
             theta = theta_hat + factor * (theta - theta_hat)
     return BootstrapResult(

@@ -19,7 +19,7 @@
   into a prompt part ``v_c`` and a vote part ``v_vote = v - v_c``: new votes are cast on the same prompts
   (the same stored outputs), so they shrink only the vote part (``1 / v_vote + m w`` is its precision after
   them, ``w = p (1 - p) * efficiency``). ``v_c`` is what the cluster-robust sandwich adds to the vote-level
-  one (with the same leverage correction), averaged over every pair of the board: the per-pair difference of
+  one (with the same small-sample factor), averaged over every pair of the board: the per-pair difference of
   two variance estimates is too noisy to use (0 when the votes carry no prompts). The gap on these
   prompts is uncertain, ``N(d, v_vote)``, so the future estimate is ``N(d, m w v_vote / (1/v_vote + m w))``
   and its standard error ``se_m = sqrt(1 / (1/v_vote + m w) + v_c)``; the chance of settling is
@@ -243,7 +243,7 @@ def board_certainty(
     ``covariance`` is the board's sandwich (cluster-robust when its votes carry prompts). ``replicates`` are
     not used for ``P(best)`` any more (draws centred at the estimate are overconfident); the argument stays
     so callers need not change. ``rng`` seeds the posterior draws (default seed 0). ``vote_covariance`` is the
-    vote-level sandwich with the cluster sandwich's leverage correction (:func:`prompt_variance`); without
+    vote-level sandwich with the cluster sandwich's small-sample factor (:func:`prompt_variance`); without
     it (votes without prompts) new votes are taken to shrink all of a gap's variance.
     """
     del replicates

@@ -24,8 +24,9 @@ not a fact. Everything here is computed on quantities the anchor cannot change:
 * **Sandwich** (fast): the robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths, where
   ``A`` is the observed information at the estimate and ``J`` the sum of outer products of per-vote
   scores; ties and cell weights make ``J`` differ from ``A`` (Huber 1967; White 1980). When the votes
-  carry clusters (prompts), ``J`` sums outer products of the scores *summed per cluster*, times
-  ``C / (C - 1)`` (:func:`cluster_sandwich_covariance`; Liang and Zeger 1986, the CR1 correction), so
+  carry clusters (prompts), ``J`` sums outer products of the scores *summed per cluster*, times CR1's
+  ``C / (C - 1) * (N - 1) / (N - k)`` (:func:`cluster_sandwich_covariance`, :func:`cluster_correction`;
+  Liang and Zeger 1986), so
   votes on one prompt, which share its stored outputs, count as one unit of evidence, not many.
 """
 
@@ -314,11 +315,9 @@ def cluster_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: Pai
     """Cluster-robust covariance ``A^-1 J_C A^-1`` of the sum-zero log-strengths.
 
     ``J_C = f * sum_c u_c u_c'`` where ``u_c`` is the score vector of cluster ``c`` (the scores of its
-    votes summed), ``C`` the number of clusters and ``f = cluster_correction(C, n)``: a fit of ``k = n - 1``
-    free strengths absorbs on average ``k / C`` of each cluster's score variance (the cluster leverages sum
-    to ``k``), so the raw meat is too small by about ``1 - k / C`` (4% in SE at 360 prompts and 30
-    models, what the simulation in ``bench/bench_coverage.py`` showed before the correction). With one vote
-    per cluster and no correction this is :func:`sandwich_covariance`. ``counts`` are ``pair_counts(board)``.
+    votes summed) and ``f = cluster_correction(C, n, N)`` the CR1 small-sample factor (``C`` clusters,
+    ``N`` votes). With one vote per cluster this is :func:`sandwich_covariance` times HC1's ``N / (N - k)``.
+    ``counts`` are ``pair_counts(board)``.
 
     Raises
     ------
@@ -337,19 +336,27 @@ def cluster_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: Pai
     u = np.bincount(c * n + i, weights=g, minlength=n_clusters * n)
     u -= np.bincount(c * n + j, weights=g, minlength=n_clusters * n)
     u = u.reshape(n_clusters, n)
-    scale = cluster_correction(n_clusters, n)
+    scale = cluster_correction(n_clusters, n, board.n_votes)
     s = expit(theta[counts.pairs[:, 0]] - theta[counts.pairs[:, 1]])
     a_inv = sum_zero_inverse(laplacians(counts.weight.sum(axis=1) * s * (1.0 - s), counts.pairs, n))
     return a_inv @ (scale * (u.T @ u)) @ a_inv
 
 
-def cluster_correction(n_clusters: int, n_models: int) -> float:
-    """Variance factor ``C / (C - k)``, ``k = n_models - 1``, at most 2: the leverage correction of a cluster-robust
-    variance (the cluster analogue of HC1's ``N / (N - k)``); 1 without clusters to spare."""
-    k = max(n_models - 1, 0)
+def cluster_correction(n_clusters: int, n_models: int, n_votes: int) -> float:
+    """CR1 variance factor ``C / (C - 1) * (N - 1) / (N - k)`` (``C`` clusters, ``N`` votes, ``k = n_models - 1``;
+    Stata's), each part at most 2; 1 without clusters to spare.
+
+    The fit absorbs ``H_c = A^-1 A_c`` of each cluster's score (``A_c`` its information), so under independent
+    votes the meat falls short by ``sum_c tr(H_c^2) / k`` on average: ``1 / C`` when a prompt's votes spread
+    over all pairs (``A_c ~ A / C``), ``k / N`` for one-vote clusters (HC1). The factor covers both ends; in the
+    simulation of ``bench/bench_coverage.py`` it is within 0.0002 of the exact ``k / (k - sum_c tr(H_c^2))``.
+    """
     if n_clusters <= 1:
         return 1.0
-    return float(n_clusters / max(n_clusters - k, n_clusters / 2.0))
+    k = max(n_models - 1, 0)
+    votes = max(n_votes, n_clusters)
+    prompts = n_clusters / max(n_clusters - 1.0, n_clusters / 2.0)
+    return float(prompts * (votes - 1.0) / max(votes - k, (votes - 1.0) / 2.0))
 
 
 def board_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: PairCounts) -> np.ndarray:
@@ -360,10 +367,12 @@ def board_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: PairC
 
 
 def vote_level_covariance(theta: np.ndarray, board: BoardRows, counts: PairCounts) -> np.ndarray:
-    """The vote-level sandwich times the cluster sandwich's leverage correction: the board's covariance as if
+    """The vote-level sandwich times the cluster sandwich's small-sample factor: the board's covariance as if
     its votes were independent, on the same footing as :func:`board_sandwich_covariance` (their difference is
     the prompts' share of the variance)."""
-    scale = cluster_correction(board.n_clusters, counts.n_models) if board.cluster is not None else 1.0
+    if board.cluster is None:
+        return sandwich_covariance(theta, counts)
+    scale = cluster_correction(board.n_clusters, counts.n_models, board.n_votes)
     return scale * sandwich_covariance(theta, counts)
 
 

@@ -61,7 +61,9 @@ def test_cluster_sandwich_meat_is_the_sum_of_outer_products_of_per_prompt_gradie
         len(MODELS),
     )
     a_inv = sum_zero_inverse(info)
-    expected = a_inv @ (40 / (40 - 19) * u.T @ u) @ a_inv
+    # CR1: C / (C - 1) * (N - 1) / (N - k), C = 40 prompts, N votes, k = 19 free strengths
+    cr1 = 40 / 39 * (len(a) - 1) / (len(a) - 19)
+    expected = a_inv @ (cr1 * u.T @ u) @ a_inv
     np.testing.assert_allclose(cluster_sandwich_covariance(theta, board, counts), expected, atol=1e-12)
 
 
