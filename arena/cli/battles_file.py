@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import ratings as rt
 
-__all__ = ["BattlesFileError", "BattlesFormat", "file_kind", "read_battles_file"]
+__all__ = ["BattlesFileError", "BattlesFormat", "file_kind", "file_rows", "read_battles_file"]
 
 #: Parquet rows converted to Python objects per batch (a large file is never held as Python objects at once).
 _BATCH = 8192
@@ -79,4 +79,50 @@ def read_battles_file(
     except UnicodeDecodeError as exc:
         raise BattlesFileError(f"battles file '{path}' is not UTF-8 text ({exc.reason})") from None
     except (rt.RatingsError, ValueError) as exc:
+        raise BattlesFileError(str(exc)) from None
+
+
+def _json_rows(lines: list[str]) -> Iterator[tuple[tuple[int, str], object]]:
+    """JSON lines one by one, a line that is not JSON as a `BattleFormatError` in its place (so every bad line
+    can be named); a JSON array as its records."""
+    import json
+
+    from ratings.battles import decode_records
+    from ratings.errors import BattleFormatError
+
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]
+    if next((t for t in lines if t.strip()), "").lstrip().startswith("["):
+        yield from decode_records(lines)
+        return
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            yield (number, "line"), json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield (
+                (number, "line"),
+                BattleFormatError(number, f"invalid JSON ({exc.msg} at column {exc.colno})"),
+            )
+
+
+def file_rows(path: str) -> list[tuple[tuple[int, str], object]]:
+    """Every row of a battles file, decoded but not checked (`arena votes import-public` checks each one)."""
+    from ratings.errors import RatingsError
+    from ratings.public_battles import csv_records
+
+    kind = file_kind(path)
+    try:
+        if kind == "parquet":
+            return list(_parquet_rows(path))
+        with open(path, encoding="utf-8", newline="" if kind == "csv" else None) as handle:
+            if kind == "csv":
+                return list(csv_records(handle))
+            return list(_json_rows(handle.readlines()))
+    except OSError as exc:
+        raise BattlesFileError(f"cannot read battles file '{path}': {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BattlesFileError(f"battles file '{path}' is not UTF-8 text ({exc.reason})") from None
+    except (RatingsError, ValueError) as exc:
         raise BattlesFileError(str(exc)) from None
