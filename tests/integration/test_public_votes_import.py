@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
+from sqlmodel import Session
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.db.tables import AuditEntry, Model, Prompt, Vote
+from arena.db.tables import AuditEntry, Model, Prompt, RatingSnapshot, Vote
 from arena.generation.public_votes import model_slug
 
 DATA = Path(__file__).parent.parent / "data" / "public_battles"
@@ -165,3 +166,36 @@ def test_snapshot_export_and_refit_give_the_ratings_of_the_public_file(run, init
         assert from_export[slug]["rating"] == pytest.approx(row["rating"], abs=1e-6)
         assert published[slug]["rating"] == pytest.approx(row["rating"], abs=1e-6)
         assert (from_export[slug]["wins"], from_export[slug]["ties"]) == (row["wins"], row["ties"])
+
+
+def test_public_votes_of_a_current_model_stay_out_of_its_rating_by_the_cohort_rule(run, initialized):
+    """The methodology rates current models only with votes of the current methodology: a public cohort is another
+    methodology, so its votes count only between legacy models and a current model's public votes are left out."""
+    sdxl = "imagenhub_SDXL_generation"
+    with Session(initialized) as session:
+        session.add(
+            Model(
+                slug=model_slug(sdxl),
+                display_name="SDXL",
+                organization="Stability AI",
+                modality="text_to_image",
+                adapter="external",
+                cohort="current",
+            )
+        )
+        session.commit()
+    imported = run(
+        "votes", "import-public", str(GENAI), "--cohort", "genai-arena", *CELL, "--register-models"
+    )
+    assert imported.exit_code == 0, imported.output
+    assert "registered as external models" in imported.stdout and model_slug(sdxl) not in imported.stdout
+    assert run("ratings", "snapshot", "--modality", "text_to_image").exit_code == 0
+    rows = [json.loads(x) for x in (DATA / "genai_bench.jsonl").read_text().splitlines()]
+    without = [r for r in rows if sdxl not in (r["left_model"], r["right_model"])]
+    assert 0 < len(without) < len(rows)
+    with initialized.connect() as conn:
+        board = conn.execute(
+            select(RatingSnapshot.vote_count, RatingSnapshot.rows).where(RatingSnapshot.board == "overall")
+        ).one()
+    assert board.vote_count == len(without)
+    assert model_slug(sdxl) not in {r["model"] for r in board.rows}
