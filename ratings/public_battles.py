@@ -128,7 +128,7 @@ def read_rows(rows: Iterable[tuple[Where, object]], *, fmt: str = AUTO, strict: 
 
 
 def _cell(value: str | None) -> object:
-    """A CSV cell: empty is missing; a weight is a number."""
+    """A CSV cell: empty is missing."""
     return None if value is None or value == "" else value
 
 

@@ -24,7 +24,7 @@ from sqlmodel import Session
 from arena.db.tables import Model, Prompt, Vote, utcnow
 from arena.generation.registry import SLUG
 from arena.ops import audit
-from ratings.battles import read_records
+from ratings.battles import CLUSTER_KEYS, read_records
 from ratings.errors import BattleFormatError
 from ratings.public_battles import AUTO, detect_format, to_battle
 
@@ -75,12 +75,12 @@ class _Vote:
     prompt: str
 
 
-def _key(record: object, where: tuple[int, str]) -> str:
+def _key(record: object, ordinal: int, said: list[str]) -> str:
+    """The vote's key: the file's battle id (else its place among the records) and what the vote says, the same
+    whichever file kind (JSON, CSV, Parquet) carries it."""
     ident = record.get("id") if isinstance(record, dict) else None
-    basis = f"id:{ident}" if isinstance(ident, int | str) and str(ident) else f"{where[1]}:{where[0]}"
-    digest = hashlib.sha256(
-        (basis + "\0" + json.dumps(record, sort_keys=True, default=str)).encode()
-    ).hexdigest()
+    basis = f"id:{ident}" if isinstance(ident, int | str) and str(ident) else f"record:{ordinal}"
+    digest = hashlib.sha256((basis + "\0" + json.dumps(said, default=str)).encode()).hexdigest()
     return "pub-" + digest[:40]
 
 
@@ -89,7 +89,7 @@ def _checked(rows: Iterable[Row], fmt: str) -> tuple[str, list[_Vote], dict[str,
     votes: list[_Vote] = []
     skipped: dict[str, int] = {}
     bad: list[str] = []
-    for where, record in rows:
+    for ordinal, (where, record) in enumerate(rows, start=1):
         if isinstance(record, BattleFormatError):  # a line that is not JSON
             bad.append(str(record))
             continue
@@ -106,9 +106,10 @@ def _checked(rows: Iterable[Row], fmt: str) -> tuple[str, list[_Vote], dict[str,
                 skipped[reason] = skipped.get(reason, 0) + n
             continue
         assert isinstance(battle, dict)
-        prompt = battle.get("prompt_id")
-        text = prompt if isinstance(prompt, str) else str(prompt) if prompt is not None else _NO_PROMPT
-        votes.append(_Vote(_key(record, where), battle["model_a"], battle["model_b"], battle["winner"], text))
+        prompt = next((battle[k] for k in CLUSTER_KEYS if battle.get(k) is not None), None)
+        text = _NO_PROMPT if prompt is None else str(prompt)  # a FastChat question id stands for its prompt
+        said = [str(battle["model_a"]), str(battle["model_b"]), str(battle["winner"]), text]
+        votes.append(_Vote(_key(record, ordinal, said), *said))
     return fmt, votes, skipped, bad
 
 

@@ -151,3 +151,43 @@ def test_ratings_fit_on_a_file_of_no_known_format_fails_in_one_line(tmp_path: Pa
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1
     assert "columns seen: first, second, verdict" in result.stderr and "fastchat (" in result.stderr
+
+
+def test_a_fastchat_csv_with_weights_and_question_ids_reads_like_its_json_lines(tmp_path: Path) -> None:
+    records = [
+        {
+            "model_a": "a",
+            "model_b": "b",
+            "winner": "model_a",
+            "question_id": "q1",
+            "weight": 2.0,
+            "use_case": "x",
+        },
+        {
+            "model_a": "b",
+            "model_b": "c",
+            "winner": "tie (bothbad)",
+            "question_id": "q2",
+            "weight": 0.5,
+            "use_case": "",
+        },
+        {
+            "model_a": "c",
+            "model_b": "a",
+            "winner": "model_b",
+            "question_id": "q1",
+            "weight": 1.0,
+            "use_case": "y",
+        },
+    ]
+    path = tmp_path / "battles.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, list(records[0]))
+        writer.writeheader()
+        writer.writerows(records)
+    got = read_battles_file(str(path)).votes
+    expected = read_text([json.dumps(r | {"use_case": r["use_case"] or None}) for r in records]).votes
+    assert got.weight.tolist() == expected.weight.tolist() == [2.0, 0.5, 1.0]
+    assert list(got.use_case) == ["x", None, "y"] == list(expected.use_case)
+    assert got.outcome.tolist() == expected.outcome.tolist()
+    assert list(got.cluster) == list(expected.cluster)
