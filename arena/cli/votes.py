@@ -89,7 +89,7 @@ def flagged(
 
 @app.command("import-public")
 def import_public(
-    file: Annotated[Path, typer.Argument(help="Battles file: .jsonl, .json, .csv or .parquet.", exists=True)],
+    file: Annotated[Path, typer.Argument(help="Battles file: .jsonl, .json, .csv or .parquet.")],
     cohort: Annotated[
         str,
         typer.Option(

@@ -144,6 +144,7 @@ def _models(
 
 
 def _existing(session: Session, table_column: object, keys: list[str]) -> set[str]:
+    """The `keys` already stored in `table_column` (looked up in chunks)."""
     found: set[str] = set()
     for start in range(0, len(keys), _CHUNK):
         part = keys[start : start + _CHUNK]
