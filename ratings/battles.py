@@ -38,7 +38,15 @@ import numpy as np
 from ratings.errors import BattleFormatError
 from ratings.votes import WINNER_CODES, Votes
 
-__all__ = ["SKIP_NO_VERDICT", "SKIP_SELF_BATTLE", "Battles", "parse_battles", "read_battles"]
+__all__ = [
+    "SKIP_NO_VERDICT",
+    "SKIP_SELF_BATTLE",
+    "Battles",
+    "decode_records",
+    "parse_battles",
+    "read_battles",
+    "read_records",
+]
 
 _TAGS = ("use_case", "capability", "modality", "methodology")
 #: Keys naming the prompt of a vote (the cluster key), in order of preference.
@@ -127,7 +135,7 @@ def _weight(record: dict[str, object], where: tuple[int, str]) -> float:
     return weight
 
 
-def _records(lines: Iterable[str]) -> Iterator[tuple[tuple[int, str], object]]:
+def decode_records(lines: Iterable[str]) -> Iterator[tuple[tuple[int, str], object]]:
     """Yield ``((number, unit), decoded JSON)`` per record, from JSON lines or one JSON array."""
     iterator = iter(lines)
     number = 0
@@ -245,9 +253,15 @@ def _read_distinct(texts: list[str], index: dict[str, int | None], strict: bool)
 def _read_each(texts: Iterable[str], strict: bool) -> Battles:
     """The record-by-record reader (JSON arrays, files with few repeated lines, and the exact first error of
     a malformed file)."""
+    return read_records(decode_records(texts), strict=strict)
+
+
+def read_records(records: Iterable[tuple[tuple[int, str], object]], *, strict: bool = False) -> Battles:
+    """Read records already decoded, each with ``(number, unit)`` saying where it is (CSV rows, Parquet rows,
+    records translated from a public arena's layout), with the checks and skips of :func:`read_battles`."""
     columns = _Columns()
     skipped: Counter[str] = Counter()
-    for where, record in _records(texts):
+    for where, record in records:
         try:
             columns.add(record, where, strict)
         except _Skip as skip:

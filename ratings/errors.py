@@ -17,6 +17,7 @@ __all__ = [
     "RatingsError",
     "SingleModelError",
     "UnboundedRatingError",
+    "UnknownBattleFormatError",
 ]
 
 _SHOWN = 6
@@ -112,3 +113,17 @@ class AnchorNotOnBoardError(RatingsError):
         self.models = list(models)
         detail = f" ({why})" if why else f"; models on it: {_names(list(models))}"
         super().__init__(f"anchor model '{anchor}' is not on this board{detail}; choose another anchor")
+
+
+class UnknownBattleFormatError(RatingsError):
+    """A battles file whose first record has none of the column sets of the formats known."""
+
+    def __init__(self, columns: Sequence[str], formats: dict[str, tuple[str, ...]]) -> None:
+        self.columns = list(columns)
+        seen = ", ".join(self.columns[:12]) + (
+            f", ... (+{len(self.columns) - 12} more)" if len(columns) > 12 else ""
+        )
+        known = "; ".join(f"{name} ({', '.join(cols)})" for name, cols in formats.items())
+        super().__init__(
+            f"the battles match no known format: columns seen: {seen or 'none'}; formats known: {known}"
+        )

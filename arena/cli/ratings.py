@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+
+from arena.cli.battles_file import BattlesFileError, BattlesFormat, read_battles_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,20 +58,10 @@ def _parse_anchor(text: str) -> tuple[str, float]:
     return text, DEFAULT_ANCHOR_RATING
 
 
-def _read_battles(path: str, strict: bool = False) -> rt.Battles:
-    import ratings as rt
-
+def _read_battles(path: str, strict: bool = False, fmt: BattlesFormat = BattlesFormat.auto) -> rt.Battles:
     try:
-        if path == "-":
-            battles = rt.read_battles(sys.stdin, strict=strict)
-        else:
-            with open(path, encoding="utf-8") as handle:
-                battles = rt.read_battles(handle, strict=strict)
-    except OSError as exc:
-        _fail(f"cannot read battles file '{path}': {exc.strerror or exc}")
-    except UnicodeDecodeError as exc:
-        _fail(f"battles file '{path}' is not UTF-8 text ({exc.reason})")
-    except (rt.RatingsError, ValueError) as exc:
+        battles = read_battles_file(path, fmt, strict=strict)
+    except BattlesFileError as exc:
         _fail(str(exc))
     for note in battles.notes():
         typer.echo(f"note: {note}", err=True)
@@ -178,7 +169,20 @@ def _table(board: rt.Board) -> str:
 
 @app.command("fit")
 def fit(
-    battles: Annotated[str, typer.Option("--battles", help="JSON-lines battles file, or - for stdin.")],
+    battles: Annotated[
+        str,
+        typer.Option(
+            "--battles", help="Battles file (.jsonl, .json, .csv or .parquet), or - for JSON on stdin."
+        ),
+    ],
+    file_format: Annotated[
+        BattlesFormat,
+        typer.Option(
+            "--format",
+            help="Column layout: fastchat (model_a, model_b, winner), lmarena (winner_model_a, "
+            "winner_model_b, winner_tie), genai-bench (left_model, right_model, vote_type); auto detects it.",
+        ),
+    ] = BattlesFormat.auto,
     anchor: Annotated[
         str | None,
         typer.Option(
@@ -231,7 +235,7 @@ def fit(
     if current_methodology is not None:
         cohorts = rt.CohortRule(current_methodology, frozenset(current_model or ()))
     name, rating = _parse_anchor(anchor) if anchor else (rt.default_anchor(key), DEFAULT_ANCHOR_RATING)
-    votes, multiplicity = _one_modality(_read_battles(battles, strict), modality)
+    votes, multiplicity = _one_modality(_read_battles(battles, strict, file_format), modality)
     try:
         # distinct votes counted with their multiplicities: the same rows as the votes one by one
         rows = rt.count_votes(votes, cohorts, multiplicity=multiplicity)

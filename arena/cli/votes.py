@@ -1,13 +1,15 @@
-"""`arena votes ...`: re-run the batch vote filters and summarise verdicts."""
+"""`arena votes ...`: re-run the batch vote filters, summarise verdicts, import published arena votes."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from sqlalchemy import func, select
 
-from arena.cli.common import database_session, engine_for, load_settings, print_json
+from arena.cli.battles_file import BattlesFileError, BattlesFormat, file_rows
+from arena.cli.common import EXIT_USAGE, database_session, engine_for, fail, load_settings, print_json
 from arena.db.tables import Vote, VoteVerdict
 from arena.ops import audit
 from arena.voting.filters.batch import run_batch_filters
@@ -83,3 +85,86 @@ def flagged(
         typer.echo(f"{g['who']} ({g['kind']}): {g['votes']} filtered vote(s)")
         for name, reason in g["evidence"].items():
             typer.echo(f"  {name}: {reason}")
+
+
+@app.command("import-public")
+def import_public(
+    file: Annotated[Path, typer.Argument(help="Battles file: .jsonl, .json, .csv or .parquet.")],
+    cohort: Annotated[
+        str,
+        typer.Option(
+            help="Name the votes are stored under as their methodology version (1-16 of a-z, 0-9, . -)."
+        ),
+    ],
+    use_case: Annotated[str, typer.Option(help="Use case of the file's prompts (a taxonomy slug).")],
+    capability: Annotated[str, typer.Option(help="Capability of the file's prompts (a taxonomy slug).")],
+    file_format: Annotated[
+        BattlesFormat, typer.Option("--format", help="Column layout (auto detects it from the columns).")
+    ] = BattlesFormat.auto,
+    modality: Annotated[str, typer.Option(help="Modality the votes compare.")] = "text_to_image",
+    register_models: Annotated[
+        bool,
+        typer.Option(help="Register models the file names and the arena lacks, as external legacy models."),
+    ] = False,
+    actor: Annotated[
+        str | None, typer.Option(help="Who is acting (audit log); default: the OS user.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Import published arena votes (lmarena-ai, GenAI-Bench, FastChat battles) as a cohort of their own: source
+    "public", methodology = the cohort name. All or nothing, audited; importing the same file again adds nothing."""
+    from arena.generation.public_votes import PublicImportError, import_public_votes
+    from prompts_taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    for axis, slug in (("modality", modality), ("use_case", use_case), ("capability", capability)):
+        if not taxonomy.has(axis, slug):
+            known = ", ".join(label.slug for label in taxonomy.axes()[axis])
+            fail(f"unknown {axis} '{slug}'; one of {known}")
+    try:
+        rows = file_rows(str(file))
+    except BattlesFileError as exc:
+        fail(str(exc))
+    settings = load_settings()
+    with database_session(settings) as session:
+        try:
+            report = import_public_votes(
+                session,
+                rows,
+                fmt=file_format.value,
+                cohort=cohort,
+                modality=modality,
+                use_case=use_case,
+                capability=capability,
+                current_methodology=settings.methodology_version,
+                register=register_models,
+                actor=audit.cli_actor(actor),
+                origin=file.name,
+            )
+        except PublicImportError as exc:
+            typer.echo(f"error: {file}: {exc.problems[0]}", err=True)
+            for line in exc.problems[1:]:
+                typer.echo(f"  {line}", err=True)
+            raise typer.Exit(EXIT_USAGE) from None
+        except ValueError as exc:  # no known format
+            fail(f"{file}: {exc}")
+    result = {
+        "cohort": report.cohort,
+        "format": report.format,
+        "added": report.added,
+        "already_imported": report.already,
+        "skipped": report.skipped,
+        "registered_models": report.registered,
+        "new_prompts": report.prompts,
+    }
+    if as_json:
+        print_json(result)
+        return
+    typer.echo(
+        f"{file}: {report.added} vote(s) added to cohort '{cohort}' ({report.format}), "
+        f"{report.already} already imported, {report.prompts} new prompt(s)"
+    )
+    if report.registered:
+        typer.echo(f"registered as external models: {', '.join(report.registered)}")
+    for reason, n in sorted(report.skipped.items()):
+        typer.echo(f"note: skipped {n} record(s) with {reason}")

@@ -107,10 +107,10 @@ def pick_examples(
     latest `PER_PROMPT` decided, counted votes of each retired prompt: a few index look-ups per retired prompt
     instead of a scan of every vote of a model. Only retired prompts: a captioned image must never be one a
     voter can still meet in a blind matchup. `until`: only votes cast by then (a published snapshot's)."""
-    retired = [
+    retired = [  # "retired", not "not active": prompts of imported public votes have no images to show
         p
         for (p,) in conn.execute(
-            select(Prompt.id).where(Prompt.modality == modality, Prompt.status != "active")
+            select(Prompt.id).where(Prompt.modality == modality, Prompt.status == "retired")
         )
     ]
     candidates: list[Any] = []
