@@ -6,14 +6,14 @@ import asyncio
 import errno
 import sys
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlmodel import select
 
 from arena.cli.common import database_session, engine_for, fail, load_settings, print_json
-from arena.db.tables import Model, Output
-from arena.generation.backfill import BackfillReport, plan_jobs, run_backfill
+
+if TYPE_CHECKING:
+    from arena.generation.backfill import BackfillReport
 
 
 def _progress_printer(total: int) -> Callable[[BackfillReport], None]:
@@ -40,6 +40,11 @@ def generate(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Generate the missing outputs with the methodology's defaults (seed 42, 1:1, one image per prompt)."""
+    from sqlmodel import select
+
+    from arena.db.tables import Model, Output
+    from arena.generation.backfill import plan_jobs, run_backfill
+
     settings = load_settings()
     if failures:
         with database_session(settings) as session:

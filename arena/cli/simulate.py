@@ -10,10 +10,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.ops import audit
-from arena.simulation.voters import load_truth, run_simulation
-from arena.voting.service import VoteError
-from prompts_taxonomy import load_taxonomy
 
 
 def simulate_command(
@@ -34,6 +30,11 @@ def simulate_command(
 ) -> None:
     """Cast simulated votes (marked `simulated`; published boards include them only in demo mode); the audit
     log records who cast how many."""
+    from arena.ops import audit
+    from arena.simulation.voters import load_truth, run_simulation
+    from arena.voting.service import VoteError
+    from prompts_taxonomy import load_taxonomy
+
     settings = load_settings()
     if not load_taxonomy().has("modality", modality):
         fail(f"unknown modality '{modality}'")

@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.leaderboard.snapshots import take_snapshot
-from arena.ops import audit
 
 
 def snapshot_command(
@@ -23,6 +21,9 @@ def snapshot_command(
     ] = None,
 ) -> None:
     """Compute overall, use-case and capability boards per modality and store them as a snapshot (audited)."""
+    from arena.leaderboard.snapshots import take_snapshot
+    from arena.ops import audit
+
     settings = load_settings()
     with engine_for(settings) as engine:
         try:

@@ -5,12 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from sqlalchemy import func, select
 
 from arena.cli.common import database_session, engine_for, load_settings, print_json
-from arena.db.tables import Vote, VoteVerdict
-from arena.ops import audit
-from arena.voting.filters.batch import run_batch_filters
 
 app = typer.Typer(help="Raw votes and their filter verdicts.", no_args_is_help=True)
 
@@ -25,6 +21,12 @@ def filter_(
 ) -> None:
     """Re-run the anomaly filters over every raw vote (votes are never changed, only verdicts); the rating
     snapshot re-examines only sessions and addresses with new votes."""
+    from sqlalchemy import func, select
+
+    from arena.db.tables import Vote, VoteVerdict
+    from arena.ops import audit
+    from arena.voting.filters.batch import run_batch_filters
+
     settings = load_settings()
     with database_session(settings) as session:
         counts = run_batch_filters(session.get_bind(), modality=modality, full=True)  # type: ignore[arg-type]
