@@ -46,11 +46,6 @@ class Tracker:
         self._progress = progress
         self._tasks: dict[str, TaskID] = {}
 
-    @property
-    def shown(self) -> bool:
-        """Whether bars are drawn (a terminal, no --json, the main thread)."""
-        return self._progress is not None
-
     def __call__(self, label: str, done: int, total: int) -> None:
         if self._progress is None:
             return
