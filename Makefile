@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python -m bench.bench_ratings
 	$(BIN)/python -m bench.bench_cli
+	$(BIN)/python -m bench.bench_cli_help
 	$(BIN)/python bench/bench_matchmaking.py
 	$(BIN)/python bench/bench_sybil.py
 	$(BIN)/python bench/bench_timing.py

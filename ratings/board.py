@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -380,6 +381,7 @@ def compute_all_boards(
     tol: float = DEFAULT_TOL,
     max_iter: int = DEFAULT_MAX_ITER,
     workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> BoardSet:
     """Compute the overall board and one board per use case and per capability of a modality.
 
@@ -389,6 +391,7 @@ def compute_all_boards(
     parameters are those of :func:`compute_board`; each board's result is identical to what
     :func:`compute_board` returns for it with the same arguments. ``votes`` may also be rows already
     counted by :func:`count_votes` (``cohorts`` is then ignored: the rows were filtered when counted).
+    ``progress(done, total)`` is called after each board.
     """
     opts = _Options(
         anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
@@ -402,7 +405,7 @@ def compute_all_boards(
     boards: dict[str, Board] = {}
     failures: dict[str, RatingsError] = {}
     tables: TableCache = {}  # bootstrap inversion tables, shared by boards of similar size
-    for key in keys:
+    for done, key in enumerate(keys, start=1):
         anchor = default_anchor(key, overall_anchor=overall_anchor, slice_anchor=slice_anchor)
         try:
             boards[str(key)] = _fit_board(_select(rows, key), key, anchor, opts, tables)
@@ -410,4 +413,6 @@ def compute_all_boards(
             if strict:
                 raise
             failures[str(key)] = exc
+        if progress is not None:
+            progress(done, len(keys))
     return BoardSet(boards=boards, failures=failures)

@@ -1,4 +1,7 @@
-"""Shared CLI helpers: settings and engine from the environment, and one-line errors with exit code 2."""
+"""Shared CLI helpers: settings and engine from the environment, and one-line errors with exit code 2.
+
+Like every command module, it imports only Typer and the standard library at load time (the database layer,
+pydantic and the settings are imported when a helper runs), so `arena --help` answers without loading them."""
 
 from __future__ import annotations
 
@@ -6,17 +9,15 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from pydantic import ValidationError
-from sqlalchemy import Engine
-from sqlalchemy.exc import OperationalError, ProgrammingError
-from sqlmodel import Session
 
-from arena.db import make_engine
-from arena.settings import Settings
-from prompts_taxonomy.records import CONTROL_CHARS
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlmodel import Session
+
+    from arena.settings import Settings
 
 EXIT_USAGE = 2
 
@@ -29,6 +30,10 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 def load_settings() -> Settings:
     """Settings from the environment, or a one-line error naming the bad variable."""
+    from pydantic import ValidationError
+
+    from arena.settings import Settings
+
     try:
         return Settings()
     except ValidationError as exc:
@@ -40,6 +45,8 @@ def load_settings() -> Settings:
 @contextmanager
 def engine_for(settings: Settings) -> Iterator[Engine]:
     """The database engine for these settings, disposed (connections closed) on exit."""
+    from arena.db import make_engine
+
     engine = make_engine(settings.database_url)
     try:
         yield engine
@@ -50,6 +57,9 @@ def engine_for(settings: Settings) -> Iterator[Engine]:
 @contextmanager
 def database_session(settings: Settings) -> Iterator[Session]:
     """A session on an initialised database; a missing schema becomes a one-line error."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+    from sqlmodel import Session
+
     with engine_for(settings) as engine, Session(engine) as session:
         try:
             yield session
@@ -67,4 +77,6 @@ def print_json(data: Any) -> None:
 
 def printable(text: str) -> str:
     """`text` safe for a terminal: control characters (ESC sequences, NUL, ...) shown as escapes."""
+    from prompts_taxonomy.records import CONTROL_CHARS
+
     return CONTROL_CHARS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

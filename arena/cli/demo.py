@@ -15,19 +15,15 @@ from __future__ import annotations
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy import func, select
 
 from arena.cli.common import engine_for, fail, load_settings
 from arena.cli.generate import generate
-from arena.db.tables import Vote, utcnow
-from arena.initialize import initialize
-from arena.leaderboard.snapshots import take_snapshot
-from arena.settings import Settings
-from arena.simulation.latency_samples import has_simulated_timing, simulate_timing
-from arena.simulation.voters import run_simulation
+
+if TYPE_CHECKING:
+    from arena.settings import Settings
 
 
 @dataclass
@@ -52,6 +48,8 @@ def demo_command(
     port: Annotated[int | None, typer.Option(help="With --serve: port (default ARENA_PORT).")] = None,
 ) -> None:
     """Initialise, generate the sandbox outputs, add a simulated vote history and snapshot the boards."""
+    from arena.initialize import initialize
+
     settings = load_settings().model_copy(update={"demo_mode": True})
     with engine_for(settings) as engine:
         report = initialize(settings, engine)
@@ -81,6 +79,13 @@ def demo_command(
 
 def _prepare(settings: Settings, votes: int, voters: int, seed: int, progress: DemoProgress) -> None:
     """Generate, simulate the vote history once, simulate timing samples once, and snapshot."""
+    from sqlalchemy import func, select
+
+    from arena.db.tables import Vote, utcnow
+    from arena.leaderboard.snapshots import take_snapshot
+    from arena.simulation.latency_samples import has_simulated_timing, simulate_timing
+    from arena.simulation.voters import run_simulation
+
     generate(
         model=None,
         modality=None,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Annotated
@@ -67,6 +66,9 @@ def run_command(
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
     Exit code 1 when a gate's pass rate is below its min_pass_rate, 2 for bad input, 3 when a grader was
     skipped (--no-judge) or unscored checks leave a pass rate below its minimum."""
+    import asyncio
+
+    from arena.cli.progress import progress_bars
     from arena.db import upgrade_database
     from arena.evals.graders import GraderPluginError, get_grader
     from arena.evals.report import render_html, write_junit
@@ -117,7 +119,7 @@ def run_command(
         for problem in exc.problems[:-1]:
             typer.echo(problem, err=True)
         fail(f"{exc.problems[-1]} (nothing was run)")
-    with engine_for(settings) as engine:
+    with engine_for(settings) as engine, progress_bars("items", as_json=as_json) as bars:
         upgrade_database(engine)
         judge = None
         if any(name not in skipped for name in judged):
@@ -143,6 +145,7 @@ def run_command(
                     media_dir=settings.media_dir,
                     skipped=skipped,
                     judge_samples=judge_samples,
+                    on_item=lambda done, total: bars("eval", done, total),
                 ),
                 judge,
             )
@@ -333,6 +336,8 @@ def arena_command(
 @app.command("calibrate")
 def calibrate_command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """The judge re-scores every calibration anchor; the labels feed the drift report at /evals/calibration."""
+    import asyncio
+
     from arena.db import upgrade_database
     from arena.evals.labels import judge_anchors
     from arena.judge import JudgeClient, JudgeConfig, JudgeConfigError

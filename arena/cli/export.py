@@ -6,12 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.db.tables import utcnow
-from arena.leaderboard.export import write_export
-from prompts_taxonomy import load_taxonomy
 
 
 def export_command(
@@ -23,6 +19,12 @@ def export_command(
     """Write the kept votes behind the latest published boards in the battles format (voters pseudonymized),
     the prompts with their tags, the models and each board's snapshot parameters with the exact
     `arena ratings fit` options that reproduce it."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    from arena.db.tables import utcnow
+    from arena.leaderboard.export import write_export
+    from prompts_taxonomy import load_taxonomy
+
     settings = load_settings()
     if out.exists() and not out.is_dir():
         fail(f"'{out}' exists and is not a folder")

@@ -2,32 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import errno
-import sys
-from collections.abc import Callable
 from typing import Annotated
 
 import typer
-from sqlmodel import select
 
 from arena.cli.common import database_session, engine_for, fail, load_settings, print_json
-from arena.db.tables import Model, Output
-from arena.generation.backfill import BackfillReport, plan_jobs, run_backfill
-
-
-def _progress_printer(total: int) -> Callable[[BackfillReport], None]:
-    step = max(1, total // 20)
-
-    def show(report: BackfillReport) -> None:
-        done = report.generated + report.failed + report.skipped
-        if done % step == 0 or done == total:
-            print(
-                f"  {done}/{total} done ({report.generated} generated, {report.failed} failed)",
-                file=sys.stderr,
-            )
-
-    return show
 
 
 def generate(
@@ -40,6 +20,14 @@ def generate(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Generate the missing outputs with the methodology's defaults (seed 42, 1:1, one image per prompt)."""
+    import asyncio
+
+    from sqlmodel import select
+
+    from arena.cli.progress import progress_bars
+    from arena.db.tables import Model, Output
+    from arena.generation.backfill import BackfillReport, plan_jobs, run_backfill
+
     settings = load_settings()
     if failures:
         with database_session(settings) as session:
@@ -82,15 +70,14 @@ def generate(
     by_slug = {m.slug: m for m in models}
     typer.echo(f"generating {len(jobs)} output(s) for {len(slugs)} model(s)", err=True)
     try:
-        with engine_for(settings) as engine:
+        with engine_for(settings) as engine, progress_bars("outputs", as_json=as_json) as bars:
+
+            def show(done: BackfillReport) -> None:
+                bars("generate", done.generated + done.failed + done.skipped, len(jobs))
+
             report = asyncio.run(
                 run_backfill(
-                    engine,
-                    settings.media_dir,
-                    jobs,
-                    by_slug,
-                    concurrency=concurrency,
-                    progress=_progress_printer(len(jobs)),
+                    engine, settings.media_dir, jobs, by_slug, concurrency=concurrency, progress=show
                 )
             )
     except ValueError as exc:

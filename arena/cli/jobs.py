@@ -9,11 +9,8 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import typer
-from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.db.tables import utcnow
-from arena.ops.job_runs import job_overview, lease_status
 
 
 def _when(moment: datetime | None) -> str:
@@ -38,6 +35,11 @@ def jobs_command(
     """List each scheduled job's last run, its duration and outcome, and its next run."""
     if ctx.invoked_subcommand is not None:
         return
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    from arena.db.tables import utcnow
+    from arena.ops.job_runs import job_overview, lease_status
+
     settings = load_settings()
     now = utcnow()
     with engine_for(settings) as engine:
@@ -108,6 +110,9 @@ def run_command(
     ] = None,
 ) -> None:
     """Queue a run for the scheduler (what the console's Run now and Retry buttons do); prints the run id."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    from arena.db.tables import utcnow
     from arena.ops.audit import cli_actor
     from arena.ops.job_queue import QueueError, queue_run
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.judge.client import JudgeClient, JudgeConfig, JudgeConfigError
-from arena.judge.scenario_rubrics import RubricError, load_rubrics
-from arena.settings import Settings
+
+if TYPE_CHECKING:
+    from arena.judge.client import JudgeClient, JudgeConfig
+    from arena.settings import Settings
 
 app = typer.Typer(
     help="The LLM judge: calibration against human votes, reports, the CI gate.", no_args_is_help=True
@@ -25,6 +25,8 @@ EXIT_GATE = 1
 
 
 def _client(settings: Settings, judge: str | None, engine: Any = None) -> tuple[JudgeClient, JudgeConfig]:
+    from arena.judge.client import JudgeClient, JudgeConfig, JudgeConfigError
+
     config = JudgeConfig.from_settings(settings)
     if judge:
         config = JudgeConfig(**{**config.__dict__, "model": judge})
@@ -36,6 +38,8 @@ def _client(settings: Settings, judge: str | None, engine: Any = None) -> tuple[
 
 
 def _rubrics() -> Any:
+    from arena.judge.scenario_rubrics import RubricError, load_rubrics
+
     try:
         return load_rubrics()
     except RubricError as exc:
@@ -64,6 +68,8 @@ def run_command(
 ) -> None:
     """Judge a stratified sample of human-voted matchups (kept votes only) in both orders, after re-scoring the
     calibration set if a rubric changed; store the verdicts apart from votes and print the headline figures."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
     from arena.judge.report import build_report
     from arena.judge.run import run_calibration_set, run_matchups
     from arena.media.store import MediaStore
@@ -231,6 +237,8 @@ def report_command(
 ) -> None:
     """The calibration report of a judge run: agreement per board, use case and capability with 95% intervals,
     kappa, position bias, the judge board and its correlation with the human board, disagreements, drift."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
     from arena.judge.report import ReportError, build_report
 
     settings = load_settings()

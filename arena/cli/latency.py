@@ -5,15 +5,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlalchemy import Engine, select
-from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.db.tables import Model, utcnow
-from arena.leaderboard.latency import WINDOW, latency_stats
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 app = typer.Typer(help="Generation-time benchmarks: timing runs and their statistics.", no_args_is_help=True)
 
@@ -21,6 +20,8 @@ app = typer.Typer(help="Generation-time benchmarks: timing runs and their statis
 @contextmanager
 def _database() -> Iterator[Engine]:
     """The engine of an initialised database; a missing schema or database becomes a one-line error."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
     settings = load_settings()
     with engine_for(settings) as engine:
         try:
@@ -93,6 +94,11 @@ def _seconds(value: float | None) -> str:
 @app.command("report")
 def report(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Median, p05, p25, p75, p95, sample count and failure rate per model over the last 14 days."""
+    from sqlalchemy import select
+
+    from arena.db.tables import Model, utcnow
+    from arena.leaderboard.latency import WINDOW, latency_stats
+
     with _database() as engine:
         stats = latency_stats(engine, utcnow())
         with engine.connect() as conn:

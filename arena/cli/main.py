@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from sqlalchemy.exc import OperationalError
 
 from arena import __version__
 from arena.cli import (
@@ -29,8 +28,6 @@ from arena.cli import ratings as ratings_cli
 from arena.cli import retirement as retirement_cli
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.cli.serving import run_server
-from arena.generation.registry import RegistryError
-from arena.prompts.pool import ImportFailed
 
 app = typer.Typer(
     name="arena",
@@ -38,6 +35,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: flags without a `<bool>` type, no Rich import to answer --help
 )
 app.add_typer(prompts.app, name="prompts")
 prompts.app.command("retire")(retirement_cli.retire_command)
@@ -65,10 +63,21 @@ app.add_typer(judge_cli.app, name="judge")
 app.add_typer(evals.app, name="eval")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
-def _cli_source() -> None:
+def _cli_source(
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+    ] = False,
+) -> None:
     """Self-hostable image-model arena: blind pairwise votes, Bradley-Terry leaderboards, timing runs."""
-    from arena.ops.audit import SOURCE
+    from arena.ops.audit_source import SOURCE
 
     SOURCE.set("cli")  # audit rows written by a CLI command say "cli"
 
@@ -82,7 +91,11 @@ def version() -> None:
 @app.command()
 def init(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Create or upgrade the database and load the taxonomy, starter pool, timing set and models file."""
+    from sqlalchemy.exc import OperationalError
+
+    from arena.generation.registry import RegistryError
     from arena.initialize import initialize
+    from arena.prompts.pool import ImportFailed
 
     settings = load_settings()
     try:

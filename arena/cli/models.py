@@ -8,9 +8,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.generation import admin as model_admin
-from arena.generation.registry import RegistryError
-from arena.ops import audit
 
 app = typer.Typer(help="Registered models: list, reload the models file, activate / deactivate, cohort.",
                   no_args_is_help=True)  # fmt: skip
@@ -20,6 +17,8 @@ Actor = Annotated[str | None, typer.Option(help="Who is acting (audit log); defa
 @app.command("list")
 def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Every model: status, cohort, endpoint kind, outputs ok / failed, votes, timing samples."""
+    from arena.generation import admin as model_admin
+
     with engine_for(load_settings()) as engine:
         rows = model_admin.model_overview(engine)
     if as_json:
@@ -40,6 +39,10 @@ def reload(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Reload ARENA_MODELS_FILE: print what it adds, changes and deactivates, then apply it (unless --dry-run)."""
+    from arena.generation import admin as model_admin
+    from arena.generation.registry import RegistryError
+    from arena.ops import audit
+
     settings = load_settings()
     with engine_for(settings) as engine:
         try:
@@ -60,6 +63,9 @@ def reload(
 
 
 def _set(slug: str, field: str, value: object, actor: str | None) -> None:
+    from arena.generation import admin as model_admin
+    from arena.ops import audit
+
     with engine_for(load_settings()) as engine:
         try:
             model_admin.set_model(engine, slug, field, value, actor=audit.cli_actor(actor))

@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import database_session, fail, load_settings, print_json
-from arena.ops import audit, operators
 
 app = typer.Typer(help="Named operators: add (token printed once), list, revoke.", no_args_is_help=True)
 audit_app = typer.Typer(help="The audit log: list with filters, export as JSON lines.", no_args_is_help=True)
@@ -24,6 +23,8 @@ def add(
     actor: Actor = None,
 ) -> None:
     """Add an operator and print their token once: only its salted argon2 hash is stored."""
+    from arena.ops import audit, operators
+
     settings = load_settings()
     try:
         with database_session(settings) as session:
@@ -37,6 +38,8 @@ def add(
 @app.command("list")
 def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List operators: name, role, who added them, revoked or active (never a token or hash)."""
+    from arena.ops import operators
+
     with database_session(load_settings()) as session:
         rows = operators.list_operators(session)
     data = [
@@ -57,6 +60,8 @@ def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 @app.command("revoke")
 def revoke(name: Annotated[str, typer.Argument(help="The operator to revoke.")], actor: Actor = None) -> None:
     """Revoke an operator: their token and console sessions stop working at once."""
+    from arena.ops import audit, operators
+
     try:
         with database_session(load_settings()) as session:
             operators.revoke_operator(session, name, actor=audit.cli_actor(actor))
@@ -66,6 +71,8 @@ def revoke(name: Annotated[str, typer.Argument(help="The operator to revoke.")],
 
 
 def _day(value: str | None, name: str) -> datetime | None:
+    from arena.ops import audit
+
     if value is None:
         return None
     try:
@@ -77,6 +84,8 @@ def _day(value: str | None, name: str) -> datetime | None:
 def _rows(
     actor: str | None, action: str | None, source: str | None, since: str | None, until: str | None
 ) -> list:
+    from arena.ops import audit
+
     end = _day(until, "until")
     stmt = audit.query(actor=actor, action=action, source=source, since=_day(since, "since"),
                        until=end + timedelta(days=1) if end else None)  # fmt: skip

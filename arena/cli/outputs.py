@@ -8,10 +8,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import database_session, fail, load_settings, print_json
-from arena.generation.outputs_import import import_outputs
-from arena.media.store import MediaStore
-from arena.prompts.pool import ImportFailed
-from prompts_taxonomy import load_taxonomy
 
 app = typer.Typer(help="Outputs made elsewhere: import them for human evaluation.", no_args_is_help=True)
 
@@ -26,6 +22,12 @@ def import_command(
 ) -> None:
     """Import every line of MANIFEST or none: each bad line is printed as FILE:LINE: reason. Re-running the
     same manifest changes nothing."""
+    from arena.cli.progress import progress_bars
+    from arena.generation.outputs_import import import_outputs
+    from arena.media.store import MediaStore
+    from arena.prompts.pool import ImportFailed
+    from prompts_taxonomy import load_taxonomy
+
     settings = load_settings()
     if not manifest.is_file():
         fail(f"{manifest}: no such file")
@@ -34,7 +36,7 @@ def import_command(
     except UnicodeDecodeError:
         fail(f"{manifest}: not UTF-8 text")
     try:
-        with database_session(settings) as session:
+        with database_session(settings) as session, progress_bars("images", as_json=as_json) as bars:
             report = import_outputs(
                 session,
                 lines,
@@ -46,6 +48,7 @@ def import_command(
                 max_chars=settings.max_prompt_chars,
                 source=f"outputs:{manifest.name}",
                 actor=actor,
+                progress=lambda done, total: bars("import", done, total),
             )
     except ImportFailed as exc:
         for error in exc.errors:

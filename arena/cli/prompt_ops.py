@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import database_session, engine_for, fail, load_settings, print_json
-from arena.ops import audit
-from arena.prompts import admin as prompt_admin
 
 Actor = Annotated[str | None, typer.Option(help="Who is acting (audit log); default: the OS user.")]
 Reason = Annotated[str, typer.Option(help="Why (required; audit log and the prompt's record).")]
@@ -26,6 +24,8 @@ def search_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search the pool by text, tags, status and batch."""
+    from arena.prompts import admin as prompt_admin
+
     with database_session(load_settings()) as session:
         rows, total = prompt_admin.search_prompts(session, text=text, modality=modality, use_case=use_case,
                                                   capability=capability, style=style, status=status, batch=batch,
@@ -43,6 +43,8 @@ def show_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """One prompt: outputs per model, kept votes per model, discrimination figures."""
+    from arena.prompts import admin as prompt_admin
+
     settings = load_settings()
     with engine_for(settings) as engine:
         detail = prompt_admin.prompt_detail(engine, settings, prompt_id)
@@ -75,6 +77,9 @@ def show_command(
 
 
 def _status(prompt_id: str, retire: bool, reason: str, actor: str | None) -> None:
+    from arena.ops import audit
+    from arena.prompts import admin as prompt_admin
+
     with engine_for(load_settings()) as engine:
         try:
             prompt_admin.set_status(

@@ -6,13 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlmodel import select
 
 from arena.cli.common import database_session, fail, load_settings, print_json, printable
-from arena.db.tables import Prompt
-from arena.ops.audit import cli_actor
-from arena.prompts.pool import ImportFailed, coverage, import_prompt_lines
-from prompts_taxonomy import load_taxonomy
 
 app = typer.Typer(
     help="The prompt pool: import, list, coverage, monthly retirement and refresh, the live corpus.",
@@ -32,6 +27,10 @@ def import_(
     ] = None,
 ) -> None:
     """Validate FILE and import every prompt, or none: each bad line is reported with its number."""
+    from arena.ops.audit import cli_actor
+    from arena.prompts.pool import ImportFailed, import_prompt_lines
+    from prompts_taxonomy import load_taxonomy
+
     settings = load_settings()
     if not file.is_file():
         fail(f"{file}: no such file")
@@ -71,6 +70,10 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List prompts with their tags."""
+    from sqlmodel import select
+
+    from arena.db.tables import Prompt
+
     settings = load_settings()
     query = select(Prompt).order_by(Prompt.modality, Prompt.use_case, Prompt.capability, Prompt.id)
     for column, value in (
@@ -100,6 +103,9 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Coverage per (use case x capability) cell: active and retired counts, empty and thin cells."""
+    from arena.prompts.pool import coverage
+    from prompts_taxonomy import load_taxonomy
+
     settings = load_settings()
     taxonomy = load_taxonomy()
     if modality is not None and not taxonomy.has("modality", modality):

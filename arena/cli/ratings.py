@@ -271,6 +271,6 @@ def fit(
 
 def fit_main(args: list[str]) -> None:
     """Run `arena ratings fit` with `args` (what follows `fit` on the command line) as its own command."""
-    solo = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    solo = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
     solo.command()(fit)
     typer.main.get_command(solo).main(args=args, prog_name="arena ratings fit")

@@ -8,20 +8,6 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli.common import database_session, fail, load_settings, print_json
-from arena.ops.audit import cli_actor
-from arena.prompts.corpus import CorpusImportFailed, import_corpus_lines, valid_month
-from arena.prompts.pool import ImportFailed, current_batch
-from arena.prompts.refresh import refresh_pool
-from arena.prompts.retirement import (
-    ReportError,
-    apply_report,
-    build_report,
-    discrimination_summary,
-    get_report,
-    reject_report,
-    run_monthly,
-)
-from prompts_taxonomy import load_taxonomy
 
 ActorOption = Annotated[
     str | None, typer.Option(help="Who approves or imports (audit log); default: the OS user.")
@@ -46,6 +32,8 @@ def _rule_line(rule: dict[str, Any]) -> str:
 
 
 def _print_report(report: dict[str, Any]) -> None:
+    from arena.prompts.retirement import discrimination_summary
+
     s, rule, fresh = report["summary"], report["rule"], report["freshness"]
     typer.echo(
         f"retirement report for {report['month']}: {s['active_prompts']} active prompt(s), {s['judged']} judged "
@@ -89,6 +77,16 @@ def retire_command(
     as_json: JsonOption = False,
 ) -> None:
     """Write this month's retirement report (a draft to approve), or apply / reject a stored one."""
+    from arena.ops.audit import cli_actor
+    from arena.prompts.retirement import (
+        ReportError,
+        apply_report,
+        build_report,
+        get_report,
+        reject_report,
+        run_monthly,
+    )
+
     if sum([dry_run, apply is not None, reject is not None]) > 1:
         fail("use one of --dry-run, --apply ID, --reject ID")
     settings = load_settings()
@@ -144,6 +142,12 @@ def refresh_command(
     as_json: JsonOption = False,
 ) -> None:
     """Import the month's new batch through the regular validation and de-duplication; show coverage change."""
+    from arena.ops.audit import cli_actor
+    from arena.prompts.corpus import valid_month
+    from arena.prompts.pool import ImportFailed, current_batch
+    from arena.prompts.refresh import refresh_pool
+    from prompts_taxonomy import load_taxonomy
+
     settings = load_settings()
     actor = cli_actor(actor)
     lines = _read_lines(file)
@@ -187,6 +191,9 @@ def corpus_command(
     actor: ActorOption = None,
 ) -> None:
     """Import a month of the live prompt corpus that the freshness check compares the pool against."""
+    from arena.ops.audit import cli_actor
+    from arena.prompts.corpus import CorpusImportFailed, import_corpus_lines, valid_month
+
     settings = load_settings()
     actor = cli_actor(actor)
     lines = _read_lines(file)

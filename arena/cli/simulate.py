@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.ops import audit
-from arena.simulation.voters import load_truth, run_simulation
-from arena.voting.service import VoteError
-from prompts_taxonomy import load_taxonomy
 
 
 def simulate_command(
@@ -34,6 +29,12 @@ def simulate_command(
 ) -> None:
     """Cast simulated votes (marked `simulated`; published boards include them only in demo mode); the audit
     log records who cast how many."""
+    from arena.cli.progress import progress_bars
+    from arena.ops import audit
+    from arena.simulation.voters import load_truth, run_simulation
+    from arena.voting.service import VoteError
+    from prompts_taxonomy import load_taxonomy
+
     settings = load_settings()
     if not load_taxonomy().has("modality", modality):
         fail(f"unknown modality '{modality}'")
@@ -41,24 +42,19 @@ def simulate_command(
         given = load_truth(truth) if truth is not None else None
     except (OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
-    step = max(1, votes // 10)
-
-    def show(done: int) -> None:
-        if done % step == 0:
-            print(f"  {done}/{votes} votes", file=sys.stderr)
-
     with engine_for(settings) as engine:
         try:
-            report, true = run_simulation(
-                engine,
-                settings,
-                votes=votes,
-                voters=voters,
-                modality=modality,
-                seed=seed,
-                truth=given,
-                progress=show,
-            )
+            with progress_bars("votes", as_json=as_json) as bars:
+                report, true = run_simulation(
+                    engine,
+                    settings,
+                    votes=votes,
+                    voters=voters,
+                    modality=modality,
+                    seed=seed,
+                    truth=given,
+                    progress=lambda done: bars("simulate", done, votes),
+                )
         except VoteError as exc:
             fail(exc.message)
         except ValueError as exc:

@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
-from arena.leaderboard.snapshots import take_snapshot
-from arena.ops import audit
 
 
 def snapshot_command(
@@ -23,10 +21,22 @@ def snapshot_command(
     ] = None,
 ) -> None:
     """Compute overall, use-case and capability boards per modality and store them as a snapshot (audited)."""
+    from arena.cli.progress import progress_bars
+    from arena.leaderboard.snapshots import take_snapshot
+    from arena.ops import audit
+
     settings = load_settings()
     with engine_for(settings) as engine:
         try:
-            report = take_snapshot(engine, settings, modality=modality, seed=seed, refilter=refilter)
+            with progress_bars("boards", as_json=as_json) as bars:
+                report = take_snapshot(
+                    engine,
+                    settings,
+                    modality=modality,
+                    seed=seed,
+                    refilter=refilter,
+                    progress=lambda mod, done, total: bars(f"{mod} boards", done, total),
+                )
         except ValueError as exc:
             fail(str(exc).splitlines()[0])
         audit.record_now(

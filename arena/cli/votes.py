@@ -6,13 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy import func, select
 
 from arena.cli.battles_file import BattlesFileError, BattlesFormat, file_rows
 from arena.cli.common import EXIT_USAGE, database_session, engine_for, fail, load_settings, print_json
-from arena.db.tables import Vote, VoteVerdict
-from arena.ops import audit
-from arena.voting.filters.batch import run_batch_filters
 
 app = typer.Typer(help="Raw votes and their filter verdicts.", no_args_is_help=True)
 
@@ -27,6 +23,12 @@ def filter_(
 ) -> None:
     """Re-run the anomaly filters over every raw vote (votes are never changed, only verdicts); the rating
     snapshot re-examines only sessions and addresses with new votes."""
+    from sqlalchemy import func, select
+
+    from arena.db.tables import Vote, VoteVerdict
+    from arena.ops import audit
+    from arena.voting.filters.batch import run_batch_filters
+
     settings = load_settings()
     with database_session(settings) as session:
         counts = run_batch_filters(session.get_bind(), modality=modality, full=True)  # type: ignore[arg-type]
@@ -114,6 +116,7 @@ def import_public(
     """Import published arena votes (lmarena-ai, GenAI-Bench, FastChat battles) as a cohort of their own: source
     "public", methodology = the cohort name. All or nothing, audited; importing the same file again adds nothing."""
     from arena.generation.public_votes import PublicImportError, import_public_votes
+    from arena.ops import audit
     from prompts_taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy()

@@ -54,6 +54,7 @@ class RunConfig:
     skipped: dict[str, str] = field(default_factory=dict)  # grader name -> why it does not run (--no-judge)
     judge_samples: int = 1  # --judge-samples: each judge question asked K times, median / majority
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
+    on_item: Callable[[int, int], None] | None = None  # (items done, items to do) after each graded item
 
 
 def new_run_id(suite: Suite) -> str:
@@ -289,6 +290,8 @@ class SuiteRunner:
         assert result_id is not None
         store.record_grades(result_id, scores, outcome, tags)
         self._done += 1
+        if self.config.on_item is not None:
+            self.config.on_item(self._done, self._total)
         failed = ", ".join(s.key for s in scores if s.passed is False) or "-"
         self.config.progress(
             f"[{self._done}/{self._total}] {case.id} x {run.label}#{sample}: {outcome} (failed: {failed})"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,9 +116,10 @@ def import_outputs(
     max_chars: int,
     source: str,
     actor: str = "cli",
+    progress: Callable[[int, int], None] | None = None,
 ) -> OutputsImportReport:
     """Validate every line, then create the new prompts and write the outputs; `ImportFailed` (nothing
-    written) when any line is bad."""
+    written) when any line is bad. `progress(lines written, valid lines)` is called after each line."""
     errors: list[LineError] = []
     models = {m.slug: m for m in session.exec(select(Model)).all()}
     pool = {p.id: p for p in session.exec(select(Prompt)).all()}
@@ -229,7 +230,7 @@ def import_outputs(
         report.prompts_created = created.added
     stored_ids: list[str] = []
     try:
-        _write_lines(session, valid, existing, published, store, source, report, stored_ids)
+        _write_lines(session, valid, existing, published, store, source, report, stored_ids, progress)
         if report.added:
             audit.record(session, actor=actor, action="outputs.import", source=source, added=report.added)
         session.commit()
@@ -250,15 +251,18 @@ def _write_lines(
     source: str,
     report: OutputsImportReport,
     stored_ids: list[str],
+    progress: Callable[[int, int], None] | None = None,
 ) -> None:
     """Store each line's image (read now, one at a time) and add its output row; `ImportFailed` when a file
     changed since it was checked."""
-    for line in valid:
+    for number, line in enumerate(valid, start=1):
         done = existing.get((line.prompt_id, line.model))
         if (done is not None and done.status == "ok") or line.sha256 in published.get(
             (line.prompt_id, line.model), ()
         ):  # already there, or published for a prompt that is not active: a re-import changes nothing
             report.unchanged += 1
+            if progress is not None:
+                progress(number, len(valid))
             continue
         data = line.path.read_bytes()
         if hashlib.sha256(data).hexdigest() != line.sha256:
@@ -275,6 +279,8 @@ def _write_lines(
         row.error_kind = row.error_message = None
         session.add(row)
         report.added += 1
+        if progress is not None:
+            progress(number, len(valid))
 
 
 def _new_prompt(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -57,8 +58,10 @@ def take_snapshot(
     seed: int = 0,
     refilter: bool = True,
     now: datetime | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> SnapshotReport:
-    """Run the batch filters, then compute and store every board of each modality (or of one)."""
+    """Run the batch filters, then compute and store every board of each modality (or of one);
+    `progress(modality, boards done, boards of the modality)` is called after each board."""
     report = SnapshotReport(created_at=now or utcnow())
     filter_version = REGISTRY.filter_version()
     if refilter:
@@ -86,6 +89,9 @@ def take_snapshot(
                 n_bootstrap=settings.bootstrap_rounds,
                 seed=seed,
                 min_votes=settings.min_votes,
+                progress=None
+                if progress is None
+                else lambda done, total, mod=mod: progress(mod, done, total),
             )
             for key, message in _failures(boards):
                 report.failures[f"{mod}/{key}"] = message

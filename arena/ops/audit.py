@@ -1,14 +1,13 @@
 """The audit log: one append-only row per operator action - who, what, when, from where, before and after.
 
-`SOURCE` says where the current action comes from: the CLI entry point sets "cli", the web app "web"
-(a middleware), anything else (the scheduler's jobs) stays "system". CLI actions name their operator with
-`--actor`, else the OS user (`cli_actor`).
+`SOURCE` (defined in `arena.ops.audit_source`) says where the current action comes from: the CLI entry point
+sets "cli", the web app "web" (a middleware), anything else (the scheduler's jobs) stays "system". CLI actions
+name their operator with `--actor`, else the OS user (`cli_actor`).
 """
 
 from __future__ import annotations
 
 import getpass
-from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,8 +15,7 @@ from sqlalchemy import Engine, Select, select
 from sqlmodel import Session
 
 from arena.db.tables import AuditEntry
-
-SOURCE: ContextVar[str] = ContextVar("arena_audit_source", default="system")
+from arena.ops.audit_source import SOURCE
 
 
 def record(
