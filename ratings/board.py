@@ -4,8 +4,9 @@
 modality (overall, one per use case, one per capability), counting the votes once for all of
 them. Both follow the same steps:
 
-1. cohort filter (:mod:`ratings.cohorts`), then count votes into rows (:mod:`ratings.aggregate`);
-2. select the board's rows; the overall board balances taxonomy cells (:mod:`ratings.weighting`);
+1. cohort filter (:mod:`ratings.cohorts`), then count votes into rows (:mod:`ratings.aggregate`), and
+2. select the board's rows (both in :mod:`ratings.counting`); the overall board balances taxonomy cells
+   (:mod:`ratings.weighting`);
 3. check that finite ratings exist (:mod:`ratings.graph`). Models whose rating is unbounded (no
    loss or no win against the rest) are, by default, excluded with a reason and the board is
    fitted without them; ``unbounded="raise"`` makes that an error instead. A disconnected
@@ -29,10 +30,11 @@ from typing import Literal
 
 import numpy as np
 
-from ratings.aggregate import BoardRows, VoteRows, aggregate_votes, board_rows, restrict_board
+from ratings.aggregate import BoardRows, VoteRows, board_rows, restrict_board
 from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
 from ratings.certainty import board_certainty
-from ratings.cohorts import CohortRule, eligible_votes
+from ratings.cohorts import CohortRule
+from ratings.counting import count_votes, select_board
 from ratings.differences import difference_standard_errors, sandwich_difference_standard_errors
 from ratings.errors import AnchorNotOnBoardError, NoVotesError, RatingsError, UnboundedRatingError
 from ratings.graph import comparison_components, unbounded_models
@@ -56,10 +58,16 @@ from ratings.scale import (
     to_elo,
 )
 from ratings.uncertainty import board_uncertainty
-from ratings.votes import Votes, factorize
+from ratings.votes import Votes
 from ratings.weighting import OVERALL, BoardKey
 
-__all__ = ["board_rng", "compute_all_boards", "compute_board", "count_votes", "fit_selected_rows"]
+__all__ = [
+    "board_rng",
+    "compute_all_boards",
+    "compute_board",
+    "count_votes",
+    "fit_selected_rows",
+]  # count_votes: ratings.counting
 
 UnboundedPolicy = Literal["exclude", "raise"]
 
@@ -97,61 +105,6 @@ def board_rng(seed: int, key: BoardKey | str) -> np.random.Generator:
     digest = hashlib.blake2b(str(key).encode(), digest_size=8).digest()
     words = tuple(int.from_bytes(digest[k : k + 4], "little") for k in (0, 4))
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=words))
-
-
-def count_votes(
-    votes: Votes, cohorts: CohortRule | None = None, *, multiplicity: np.ndarray | None = None
-) -> VoteRows:
-    """Cohort-filter the votes of one modality and count them into rows.
-
-    ``multiplicity`` (one non-negative integer per entry of ``votes``) says how many identical votes each
-    entry stands for: a database can ``GROUP BY`` the vote columns and pass the groups here, and the rows
-    (hence every board computed from them) are the same as from the individual votes.
-    """
-    named = [m for m in votes.modalities() if m is not None]
-    if len(named) > 1:
-        raise RatingsError(f"the votes mix modalities ({', '.join(named)}); rate each modality separately")
-    models, (ia, ib) = factorize(votes.model_a, votes.model_b)
-    keep = None
-    if cohorts is not None:
-        meth = votes.methodology
-        vote_current = np.zeros(len(votes), bool) if meth is None else meth == cohorts.current_methodology
-        model_current = np.array([m in cohorts.current_models for m in models], dtype=bool)
-        keep = eligible_votes(ia, ib, vote_current, model_current)
-    cluster = None
-    if votes.cluster is not None:
-        _, (cluster,) = factorize(votes.cluster)
-    use_cases, (uc,) = factorize(votes.use_case if votes.use_case is not None else [None] * len(votes))
-    capabilities, (cap,) = factorize(
-        votes.capability if votes.capability is not None else [None] * len(votes)
-    )
-
-    def sel(x: np.ndarray | None) -> np.ndarray | None:
-        return x if x is None or keep is None else x[keep]
-
-    return aggregate_votes(
-        sel(ia),
-        sel(ib),
-        sel(votes.outcome),
-        models=models,
-        weight=sel(votes.weight),
-        use_case=sel(uc),
-        capability=sel(cap),
-        use_cases=use_cases,
-        capabilities=capabilities,
-        multiplicity=sel(multiplicity),
-        cluster=sel(cluster),
-    )
-
-
-def _select(rows: VoteRows, key: BoardKey) -> BoardRows:
-    if key.kind == "overall":
-        return board_rows(rows, balance_cells=True)
-    labels = rows.use_cases if key.kind == "use_case" else rows.capabilities
-    codes = rows.use_case if key.kind == "use_case" else rows.capability
-    if key.value not in labels:
-        raise NoVotesError(f"board '{key}'")
-    return board_rows(rows, codes == labels.index(key.value))
 
 
 def _exclude_unbounded(
@@ -339,7 +292,7 @@ def compute_board(
         anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
     )
     rows = votes if isinstance(votes, VoteRows) else count_votes(votes, cohorts)
-    return _fit_board(_select(rows, key), key, anchor or default_anchor(key), opts)
+    return _fit_board(select_board(rows, key), key, anchor or default_anchor(key), opts)
 
 
 def fit_selected_rows(
@@ -408,7 +361,7 @@ def compute_all_boards(
     for done, key in enumerate(keys, start=1):
         anchor = default_anchor(key, overall_anchor=overall_anchor, slice_anchor=slice_anchor)
         try:
-            boards[str(key)] = _fit_board(_select(rows, key), key, anchor, opts, tables)
+            boards[str(key)] = _fit_board(select_board(rows, key), key, anchor, opts, tables)
         except RatingsError as exc:
             if strict:
                 raise
