@@ -1,11 +1,12 @@
 """Serving the web app from the command line (`arena serve`, `arena demo --serve`): uvicorn with the project's
-HTTP protocol, and the in-process scheduler unless it runs elsewhere."""
+HTTP protocol, and the in-process scheduler unless it runs elsewhere. In demo mode it first prints a one-time
+sign-in link to the operator console, so a demo's console opens without the CLI."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["run_server"]
+__all__ = ["announce_console", "run_server"]
 
 
 def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, workers: int = 1) -> None:
@@ -18,6 +19,7 @@ def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, 
 
     # host, port, log level, JSON log config, and proxy headers believed only from ARENA_TRUSTED_PROXIES
     bind = uvicorn_options(settings, host=host, port=port)
+    announce_console(settings, bind["host"], bind["port"])
     service = None
     if settings.scheduler_enabled:  # ARENA_SCHEDULER_ENABLED=false leaves scheduling to `arena scheduler`
         from scheduler.service import SchedulerService
@@ -35,3 +37,31 @@ def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, 
     finally:
         if service is not None:
             service.stop()
+
+
+def announce_console(settings: Any, host: str, port: int) -> None:
+    """In demo mode only, print one line with a one-time sign-in link for the demo operator (added the first
+    time); nothing when demo mode is off, the demo operator was revoked or the database is not initialised."""
+    if not settings.demo_mode:
+        return
+    import typer
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+    from sqlmodel import Session
+
+    from arena.cli.common import engine_for
+    from arena.db.tables import utcnow
+    from arena.ops import operators
+    from arena.ops.audit import cli_actor
+
+    actor = cli_actor(None)
+    try:
+        with engine_for(settings) as engine, Session(engine) as session:
+            name = operators.demo_operator(session, actor=actor)
+            secret = None if name is None else operators.open_link(session, name, actor=actor, now=utcnow())
+    except (OperationalError, ProgrammingError):  # no schema yet: `arena serve` before `arena init`
+        return
+    if secret is not None:
+        shown = "127.0.0.1" if host in ("", "0.0.0.0", "::") else f"[{host}]" if ":" in host else host
+        typer.echo(
+            f"Operator console: http://{shown}:{port}/admin/sign-in?once={secret} (works once, for an hour)"
+        )

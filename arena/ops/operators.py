@@ -5,6 +5,8 @@ stored, found by the public key id so a check costs one hash (and so does a toke
 is checked against a dummy hash, so timing does not reveal which key ids exist). Roles: viewers read, operators
 act, admins also manage operators. The bootstrap ARENA_OPERATOR_TOKEN is an admin named "bootstrap" (checked
 by the web layer). Sessions are rows keyed by the SHA-256 of a random id: expiry and sign-out are decided by the server.
+A one-time sign-in link (printed at demo start-up) is such a row with the role `sign-in-link`: never a session
+itself, it is used up by the first sign-in that presents it and expires unused after an hour.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from arena.ops import audit
 
 ROLES = ("viewer", "operator", "admin")
 BOOTSTRAP = "bootstrap"
+SIGN_IN_LINK = "sign-in-link"  # the role column of an operator_sessions row that is a one-time link
+LINK_TTL = timedelta(hours=1)
+DEMO = "demo"  # the operator demo mode signs in with a link printed at start-up
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 TOKEN = re.compile(r"^arena_([0-9a-f]{12})_[A-Za-z0-9_-]{20,}$")
 _HASHER = PasswordHasher()
@@ -132,7 +137,9 @@ def _key(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def open_session(session: Session, who: Identity, *, now: datetime, ttl: timedelta) -> str:
+def open_session(
+    session: Session, who: Identity, *, now: datetime, ttl: timedelta, via: str = "token"
+) -> str:
     """Start a console session for `who`; returns its random id (the cookie carries it, signed)."""
     raw = secrets.token_urlsafe(32)
     session.add(
@@ -140,7 +147,8 @@ def open_session(session: Session, who: Identity, *, now: datetime, ttl: timedel
             id_hash=_key(raw), operator_name=who.name, role=who.role, created_at=now, expires_at=now + ttl
         )
     )
-    audit.record(session, actor=who.name, action="operators.sign_in", target=who.name)
+    details = {} if via == "token" else {"via": via}  # a token sign-in is recorded as it always was
+    audit.record(session, actor=who.name, action="operators.sign_in", target=who.name, **details)
     session.commit()
     return raw
 
@@ -148,7 +156,7 @@ def open_session(session: Session, who: Identity, *, now: datetime, ttl: timedel
 def session_identity(session: Session, raw: str, *, now: datetime) -> Identity | None:
     """The identity of a live session (not expired, not signed out, operator not revoked), or None."""
     row = session.get(OperatorSession, _key(raw))
-    if row is None or row.revoked_at is not None or row.expires_at <= now:
+    if row is None or row.revoked_at is not None or row.expires_at <= now or row.role == SIGN_IN_LINK:
         return None
     if row.operator_name == BOOTSTRAP:
         return Identity(BOOTSTRAP, "admin")
@@ -166,3 +174,49 @@ def close_session(session: Session, raw: str, *, now: datetime) -> None:
         session.add(row)
         audit.record(session, actor=row.operator_name, action="operators.sign_out", target=row.operator_name)
         session.commit()
+
+
+def open_link(session: Session, name: str, *, actor: str, now: datetime, ttl: timedelta = LINK_TTL) -> str:
+    """A one-time sign-in link's secret for the active operator `name` (only its SHA-256 is stored)."""
+    operator = session.exec(select(Operator).where(Operator.name == name)).first()
+    if operator is None or operator.revoked_at is not None:
+        raise OperatorError(f"no active operator named '{name}'")
+    raw = secrets.token_urlsafe(32)
+    session.add(
+        OperatorSession(
+            id_hash=_key(raw), operator_name=name, role=SIGN_IN_LINK, created_at=now, expires_at=now + ttl
+        )
+    )
+    audit.record(
+        session, actor=actor, action="operators.sign_in_link", target=name, expires_at=str(now + ttl)
+    )
+    session.commit()
+    return raw
+
+
+def redeem_link(session: Session, raw: str, *, now: datetime) -> Identity | None:
+    """The operator a one-time link signs in, using the link up; None when it is unknown, used, expired or its
+    operator revoked. The use is one conditional UPDATE, so two requests racing with one link cannot both win."""
+    row = session.get(OperatorSession, _key(raw))
+    if row is None or row.role != SIGN_IN_LINK or row.revoked_at is not None or row.expires_at <= now:
+        return None
+    used = session.exec(  # type: ignore[call-overload]
+        update(OperatorSession)
+        .where(OperatorSession.id_hash == row.id_hash, OperatorSession.revoked_at.is_(None))  # type: ignore[union-attr]
+        .values(revoked_at=now)
+    )
+    session.commit()
+    operator = session.exec(select(Operator).where(Operator.name == row.operator_name)).first()
+    if used.rowcount != 1 or operator is None or operator.revoked_at is not None:
+        return None
+    return Identity(operator.name, operator.role)
+
+
+def demo_operator(session: Session, *, actor: str) -> str | None:
+    """The demo's operator `demo` (an admin, added the first time; its token is never shown, it signs in by
+    one-time links), or None when it was revoked."""
+    row = session.exec(select(Operator).where(Operator.name == DEMO)).first()
+    if row is None:
+        add_operator(session, DEMO, "admin", actor=actor)
+        return DEMO
+    return None if row.revoked_at is not None else DEMO

@@ -1,9 +1,10 @@
 """Operator authentication for the console and the operator API: who is asking, with which role.
 
 Credentials: a named operator's token (`arena operators add`) or the bootstrap ARENA_OPERATOR_TOKEN (an admin
-named "bootstrap"), sent as `Authorization: Bearer ...` by scripts, or typed once into the sign-in form, which
-opens a server-side session (`arena.ops.operators`) named by a signed, HttpOnly, SameSite=Strict cookie. Sessions
-expire after ARENA_OPERATOR_SESSION_HOURS; sign-out revokes the session row, so the cookie stops working at once.
+named "bootstrap"), sent as `Authorization: Bearer ...` by scripts, or typed once into the sign-in form (in demo
+mode, also a one-time sign-in link printed at start-up), which opens a server-side session (`arena.ops.operators`)
+named by a signed, HttpOnly, SameSite=Strict cookie. Sessions expire after ARENA_OPERATOR_SESSION_HOURS; sign-out
+revokes the session row, so the cookie stops working at once.
 Forms that change state carry a CSRF token bound to the session and are refused when the browser says the
 request came from another site (Sec-Fetch-Site, else Origin; `Origin: null` is refused). Viewers read,
 operators act, admins also manage operators.
@@ -55,7 +56,8 @@ def enabled(request: Request, settings: Settings) -> bool:
 def _disabled() -> HTTPException:
     return HTTPException(
         status.HTTP_403_FORBIDDEN,
-        "operator routes are disabled: set ARENA_OPERATOR_TOKEN or add an operator (`arena operators add`)",
+        "operator routes are disabled: set ARENA_OPERATOR_TOKEN or add an operator "
+        "(`.venv/bin/arena operators add NAME`)",
     )
 
 
@@ -130,13 +132,36 @@ def same_origin(request: Request) -> bool:
 
 def sign_in(request: Request, response: Response, settings: Settings, token: str) -> Identity | None:
     """Open a session and set its cookie when `token` is valid; None (and no cookie) otherwise."""
-    ctx = context_of(request.app)
     who = authenticate(request, settings, token)
+    if who is not None:
+        _start_session(request, response, settings, who, via="token")
+    return who
+
+
+def sign_in_once(request: Request, response: Response, settings: Settings, secret: str) -> Identity | None:
+    """Open a session and set its cookie for a one-time sign-in link (demo mode only), using the link up; None
+    (and no cookie) when it is unknown, used or expired. Wrong links count towards the lock-out like tokens."""
+    check_locked_out(request)
+    ctx = context_of(request.app)
+    who = None
+    if settings.demo_mode and secret:
+        with Session(ctx.engine) as session:
+            who = operators.redeem_link(session, secret, now=ctx.clock())
     if who is None:
+        count_wrong_token(request)
         return None
+    _start_session(request, response, settings, who, via="link")
+    return who
+
+
+def _start_session(
+    request: Request, response: Response, settings: Settings, who: Identity, *, via: str
+) -> None:
+    """Open a server-side session for `who` and set its signed cookie."""
+    ctx = context_of(request.app)
     hours = settings.operator_session_hours
     with Session(ctx.engine) as session:
-        raw = operators.open_session(session, who, now=ctx.clock(), ttl=timedelta(hours=hours))
+        raw = operators.open_session(session, who, now=ctx.clock(), ttl=timedelta(hours=hours), via=via)
     payload: dict[str, Any] = {"s": raw}
     if who.name == BOOTSTRAP:
         payload["b"] = _bootstrap_id(settings)
@@ -149,7 +174,6 @@ def sign_in(request: Request, response: Response, settings: Settings, token: str
         secure=request.url.scheme == "https",
         path="/",
     )
-    return who
 
 
 def sign_out(request: Request, settings: Settings, response: Response) -> None:

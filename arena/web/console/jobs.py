@@ -1,5 +1,5 @@
-"""The console's jobs page and sign-in: job status, queued runs with live progress, generation backfill
-progress and failures by model (with a retry button), latency statistics.
+"""The console's jobs page and sign-in (the token form, and the demo's one-time links): job status, queued runs
+with live progress, generation backfill progress and failures by model (with a retry button), latency statistics.
 
 Actions only queue runs (`arena.ops.job_runs.request_run`); the process holding the scheduler lease executes
 them, so a web worker never runs a job itself. Sign-in and roles: `arena.web.operator_auth`.
@@ -25,12 +25,18 @@ from arena.web.operator_auth import (
     OperatorReadDep,
     check_form_post,
     enabled,
+    page_gate,
     same_origin,
     sign_in,
+    sign_in_once,
     sign_out,
 )
 
 router = APIRouter(tags=["admin"])
+LINK_REFUSED = (
+    "This sign-in link was already used or has expired: each link works once, within an hour. "
+    "Restart the demo for a new link, or sign in with an operator token."
+)
 
 
 def queue_from_request(
@@ -84,6 +90,25 @@ def admin_login(request: Request, settings: SettingsDep, token: Annotated[str, F
     if sign_in(request, response, settings, token) is None:
         context = {"signin": True, "section": "jobs", "error": "That is not a valid operator token."}
         return render(request, "admin.html", context, status_code=401)
+    return response
+
+
+@router.get("/admin/sign-in", include_in_schema=False)
+def admin_sign_in_link(request: Request, settings: SettingsDep, once: str = "") -> Any:
+    """A one-time sign-in link (demo mode; printed at start-up): a console session and on to /admin. A used,
+    expired or unknown link gets the sign-in form with the reason (401); no link, the sign-in form."""
+    if not once:
+        gate, who = page_gate(request, settings)
+        if who is not None or gate is None:
+            return RedirectResponse("/admin", status_code=status.HTTP_303_SEE_OTHER)
+        code = status.HTTP_403_FORBIDDEN if gate.get("disabled") else status.HTTP_200_OK
+        return render(request, "admin.html", {**gate, "section": "jobs"}, status_code=code)
+    if not enabled(request, settings):
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "operator routes are disabled")
+    response = RedirectResponse("/admin", status_code=status.HTTP_303_SEE_OTHER)
+    if sign_in_once(request, response, settings, once) is None:
+        context = {"signin": True, "section": "jobs", "error": LINK_REFUSED}
+        return render(request, "admin.html", context, status_code=status.HTTP_401_UNAUTHORIZED)
     return response
 
 
