@@ -1,4 +1,5 @@
-"""Docs that cannot rot: every setting and every CLI command is documented (docs/configuration.md, docs/cli.md)."""
+"""Docs that cannot rot: every setting and every CLI command is documented (docs/configuration.md, docs/cli.md),
+and the README says how to run the CLI from `.venv` and open the console."""
 
 from pathlib import Path
 
@@ -53,3 +54,10 @@ def test_the_readme_model_entry_example_is_a_valid_registry_entry():
     block = MODELS.split("```toml", 1)[1].split("```", 1)[0]
     (entry,) = parse_registry(block, origin="README")
     assert entry.adapter == "openai" and entry.params["api_key_env"] == "OPENAI_API_KEY"
+
+
+def test_the_readme_and_operations_say_how_to_run_the_cli_and_open_the_console():
+    operations = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    for page in (README, operations):
+        assert ".venv/bin/arena operators add NAME" in page and "source .venv/bin/activate" in page
+    assert "/admin/sign-in?once=" in README and "/admin/sign-in?once=" in operations
