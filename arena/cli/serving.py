@@ -41,7 +41,7 @@ def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, 
 
 def announce_console(settings: Any, host: str, port: int) -> None:
     """In demo mode only, print one line with a one-time sign-in link for the demo operator (added the first
-    time); nothing when demo mode is off, the demo operator was revoked or the database is not initialised."""
+    time); nothing when demo mode is off or the demo operator was revoked; a note when there is no schema yet."""
     if not settings.demo_mode:
         return
     import typer
@@ -59,6 +59,7 @@ def announce_console(settings: Any, host: str, port: int) -> None:
             name = operators.demo_operator(session, actor=actor)
             secret = None if name is None else operators.open_link(session, name, actor=actor, now=utcnow())
     except (OperationalError, ProgrammingError):  # no schema yet: `arena serve` before `arena init`
+        typer.echo("no operator console link: the database is not initialised (`arena init`)", err=True)
         return
     if secret is not None:
         shown = "127.0.0.1" if host in ("", "0.0.0.0", "::") else f"[{host}]" if ":" in host else host
