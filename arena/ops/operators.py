@@ -16,6 +16,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -147,7 +148,7 @@ def open_session(
             id_hash=_key(raw), operator_name=who.name, role=who.role, created_at=now, expires_at=now + ttl
         )
     )
-    details = {} if via == "token" else {"via": via}  # a token sign-in is recorded as it always was
+    details: dict[str, Any] = {} if via == "token" else {"via": via}  # token sign-ins are recorded as before
     audit.record(session, actor=who.name, action="operators.sign_in", target=who.name, **details)
     session.commit()
     return raw
@@ -202,7 +203,7 @@ def redeem_link(session: Session, raw: str, *, now: datetime) -> Identity | None
         return None
     used = session.exec(  # type: ignore[call-overload]
         update(OperatorSession)
-        .where(OperatorSession.id_hash == row.id_hash, OperatorSession.revoked_at.is_(None))  # type: ignore[union-attr]
+        .where(OperatorSession.id_hash == row.id_hash, OperatorSession.revoked_at.is_(None))  # type: ignore[arg-type,union-attr]
         .values(revoked_at=now)
     )
     session.commit()
