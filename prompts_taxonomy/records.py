@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from prompts_taxonomy.taxonomy import Taxonomy
 
@@ -141,24 +141,14 @@ def _region(value: Any) -> tuple[float, float, float, float]:
     return (x0, y0, x1, y1)
 
 
-def validate_record(
-    obj: Any, taxonomy: Taxonomy, *, max_chars: int = DEFAULT_MAX_PROMPT_CHARS
-) -> PromptRecord:
-    """Check one decoded JSON object against the format and the taxonomy; raise `PromptRecordError`."""
-    if not isinstance(obj, dict):
-        raise PromptRecordError("each line must be a JSON object")
-    for key in obj:
-        if key.casefold().replace("-", "_") in NEGATIVE_PROMPT_KEYS:
-            raise PromptRecordError(
-                f"field '{key}': negative prompts are not allowed (one positive prompt only)"
-            )
-    unknown = sorted(set(obj) - KNOWN_KEYS)
-    if unknown:
-        raise PromptRecordError(f"unknown field(s): {', '.join(unknown)}")
+def _id(obj: dict[str, Any]) -> str:
     prompt_id = _require_str(obj, "id")
     if not ID_PATTERN.match(prompt_id):
         raise PromptRecordError(f"id '{prompt_id}' must be 1-80 characters of a-z, 0-9 and '-'")
-    modality = _tag(obj, "modality", taxonomy)
+    return prompt_id
+
+
+def _text(obj: dict[str, Any], max_chars: int) -> str:
     text = _require_str(obj, "text").strip()
     if not text:
         raise PromptRecordError("field 'text' is empty")
@@ -168,15 +158,17 @@ def validate_record(
         raise PromptRecordError(f"field 'text' is too short ({len(text)} < {MIN_PROMPT_CHARS} characters)")
     if len(text) > max_chars:
         raise PromptRecordError(f"field 'text' is too long ({len(text)} > {max_chars} characters)")
-    use_case = _tag(obj, "use_case", taxonomy)
-    capability = _tag(obj, "capability", taxonomy)
-    styles = _styles(obj, taxonomy)
+    return text
+
+
+def _batch(obj: dict[str, Any]) -> None:
     batch = obj.get("batch")
     if batch is not None and (not isinstance(batch, str) or not BATCH_PATTERN.match(batch)):
         raise PromptRecordError("field 'batch' must be a month as YYYY-MM")
-    reference = obj.get("reference_image")
-    edit_kind = obj.get("edit_kind")
-    region = obj.get("edit_region")
+
+
+def _editing_fields(obj: dict[str, Any], modality: str) -> None:
+    reference, edit_kind = obj.get("reference_image"), obj.get("edit_kind")
     if modality == "image_editing":
         if not isinstance(reference, str) or not reference.strip():
             raise PromptRecordError("an image_editing prompt needs 'reference_image'")
@@ -184,10 +176,71 @@ def validate_record(
             raise PromptRecordError("field 'reference_image' contains a control character")
         if edit_kind not in EDIT_KINDS:
             raise PromptRecordError(f"field 'edit_kind' must be one of {', '.join(EDIT_KINDS)}")
-    else:
-        for key, value in (("reference_image", reference), ("edit_kind", edit_kind), ("edit_region", region)):
-            if value is not None:
-                raise PromptRecordError(f"field '{key}' is only for image_editing prompts")
+        return
+    for key in ("reference_image", "edit_kind", "edit_region"):
+        if obj.get(key) is not None:
+            raise PromptRecordError(f"field '{key}' is only for image_editing prompts")
+
+
+_T = TypeVar("_T")
+
+
+class _Problems:
+    """The problems of one record, collected field by field so that a line's report names all of them."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def check(self, check: Callable[[], _T]) -> _T | None:
+        """`check()`'s value, or None with its problem noted."""
+        try:
+            return check()
+        except PromptRecordError as exc:
+            self.found.append(str(exc))
+            return None
+
+
+def validate_record(
+    obj: Any, taxonomy: Taxonomy, *, max_chars: int = DEFAULT_MAX_PROMPT_CHARS
+) -> PromptRecord:
+    """Check one decoded JSON object against the format and the taxonomy; raise `PromptRecordError` naming
+    every problem of the object, joined by "; " (one per field)."""
+    if not isinstance(obj, dict):
+        raise PromptRecordError("each line must be a JSON object")
+    problems = _Problems()
+    negative = [key for key in obj if key.casefold().replace("-", "_") in NEGATIVE_PROMPT_KEYS]
+    problems.found += [
+        f"field '{key}': negative prompts are not allowed (one positive prompt only)" for key in negative
+    ]
+    unknown = sorted(set(obj) - KNOWN_KEYS - set(negative))
+    if unknown:
+        problems.found.append(f"unknown field(s): {', '.join(unknown)}")
+    prompt_id = problems.check(lambda: _id(obj))
+    modality = problems.check(lambda: _tag(obj, "modality", taxonomy))
+    text = problems.check(lambda: _text(obj, max_chars))
+    use_case = problems.check(lambda: _tag(obj, "use_case", taxonomy))
+    capability = problems.check(lambda: _tag(obj, "capability", taxonomy))
+    styles = problems.check(lambda: _styles(obj, taxonomy))
+    problems.check(lambda: _batch(obj))
+    if modality is not None:
+        problems.check(lambda: _editing_fields(obj, modality))
+    region = obj.get("edit_region")
+    edit_region = (
+        problems.check(lambda: _region(region))
+        if modality == "image_editing" and region is not None
+        else None
+    )
+    if (  # a None value always comes with its problem noted; the checks narrow the types
+        problems.found
+        or prompt_id is None
+        or modality is None
+        or text is None
+        or use_case is None
+        or capability is None
+        or styles is None
+    ):
+        raise PromptRecordError("; ".join(problems.found))
+    reference, edit_kind, batch = obj.get("reference_image"), obj.get("edit_kind"), obj.get("batch")
     return PromptRecord(
         id=prompt_id,
         modality=modality,
@@ -197,7 +250,7 @@ def validate_record(
         styles=styles,
         reference_image=reference,
         edit_kind=edit_kind,
-        edit_region=_region(region) if region is not None else None,
+        edit_region=edit_region,
         batch=batch,
     )
 
@@ -229,14 +282,14 @@ def parse_prompt_lines(
             continue
         try:
             record = validate_record(obj, taxonomy, max_chars=max_chars)
-            if record.id in seen:
-                raise PromptRecordError(f"id '{record.id}' already used on line {seen[record.id]}")
-            if record.reference_image is not None and check_reference is not None:
-                problem = check_reference(record.reference_image)
-                if problem:
-                    raise PromptRecordError(problem)
         except PromptRecordError as exc:
             result.errors.append(LineError(number, str(exc)))
+            continue
+        problems = [f"id '{record.id}' already used on line {seen[record.id]}"] if record.id in seen else []
+        if record.reference_image is not None and check_reference is not None:
+            problems += [p for p in [check_reference(record.reference_image)] if p]
+        if problems:
+            result.errors.append(LineError(number, "; ".join(problems)))
             continue
         seen[record.id] = number
         result.records.append((number, record))

@@ -4,7 +4,8 @@ Each line names a model (registered with `adapter = "external"`), an image file 
 inside its folder: an absolute path, a `..` escape or a symlink leading out is a bad line) and a prompt: an
 existing pool prompt by `prompt_id`, or a `prompt` object in the prompt-file format, which is created through
 the same validation and near-duplicate checks as `arena prompts import`. Every problem is collected as
-`FILE:LINE: reason` before anything is written, and one bad line refuses the whole manifest. Images go through
+`FILE:LINE: reason` (all of a line's problems, joined by "; ") before anything is written, and one bad line
+refuses the whole manifest. Images go through
 the media store like generated ones (normalized, re-encoded, stored under an opaque id, the original kept by
 hash), and a line whose (prompt, model) output already holds the same image is skipped, so importing the same
 manifest again changes nothing. An image that was published (shown with its model's name when its prompt was
@@ -64,44 +65,73 @@ class OutputsImportReport:
     models: list[str] = field(default_factory=list)
 
 
-def _check_line(obj: Any, base_dir: Path) -> tuple[dict[str, Any], Path, str]:
-    """(the decoded line, the image file's resolved path, its SHA-256) or ValueError with the reason. The image
-    is decoded to check it, then dropped: only its path and hash are kept."""
-    if not isinstance(obj, dict):
-        raise ValueError("each line must be a JSON object")
+def _format_problems(obj: dict[str, Any]) -> list[str]:
+    """Every problem of a decoded line's fields (not of the image file)."""
+    problems = []
     unknown = sorted(set(obj) - LINE_KEYS)
     if unknown:
-        raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        problems.append(f"unknown field(s): {', '.join(unknown)}")
     for key in ("model", "image"):
         if not isinstance(obj.get(key), str) or not obj[key].strip():
-            raise ValueError(f"field '{key}' is required (a string)")
+            problems.append(f"field '{key}' is required (a string)")
     if ("prompt_id" in obj) == ("prompt" in obj):
-        raise ValueError("give exactly one of 'prompt_id' (a pool prompt) or 'prompt' (a new prompt object)")
+        problems.append("give exactly one of 'prompt_id' (a pool prompt) or 'prompt' (a new prompt object)")
     if "prompt_id" in obj and not isinstance(obj["prompt_id"], str):
-        raise ValueError("field 'prompt_id' must be a string")
+        problems.append("field 'prompt_id' must be a string")
     if "prompt" in obj and not isinstance(obj["prompt"], dict):
-        raise ValueError("field 'prompt' must be an object in the prompt-file format")
+        problems.append("field 'prompt' must be an object in the prompt-file format")
     if not isinstance(obj.get("params", {}), dict):
-        raise ValueError("field 'params' must be an object (the generation parameters used)")
+        problems.append("field 'params' must be an object (the generation parameters used)")
     seconds = obj.get("seconds")
     if seconds is not None and (
         isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < 86_400
     ):
-        raise ValueError("field 'seconds' must be a generation time in seconds (0 < s < 86400)")
+        problems.append("field 'seconds' must be a generation time in seconds (0 < s < 86400)")
+    return problems
+
+
+def _check_image(name: str, base_dir: Path) -> tuple[Path, str]:
+    """The image file's resolved path and SHA-256, or ValueError with the reason. The image is decoded to check
+    it, then dropped: only its path and hash are kept."""
     try:
-        path = inside(base_dir, obj["image"])
+        path = inside(base_dir, name)
     except OutsideFolder as exc:
         raise ValueError(f"image {exc}") from None
     if not path.is_file():
-        raise ValueError(f"image '{obj['image']}' not found")
+        raise ValueError(f"image '{name}' not found")
     if path.stat().st_size > MAX_IMAGE_BYTES:
-        raise ValueError(f"image '{obj['image']}' is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
+        raise ValueError(f"image '{name}' is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
     data = path.read_bytes()
     try:
         open_image(data).close()
     except ImageRejected as exc:
-        raise ValueError(f"image '{obj['image']}': {exc}") from exc
-    return obj, path, hashlib.sha256(data).hexdigest()
+        raise ValueError(f"image '{name}': {exc}") from exc
+    return path, hashlib.sha256(data).hexdigest()
+
+
+def _check_line(obj: Any, base_dir: Path) -> tuple[list[str], tuple[Path, str] | None]:
+    """(every problem of the line's fields and image file, the image's path and SHA-256 when it passed)."""
+    if not isinstance(obj, dict):
+        return ["each line must be a JSON object"], None
+    problems, image = _format_problems(obj), None
+    if isinstance(obj.get("image"), str) and obj["image"].strip():
+        try:
+            image = _check_image(obj["image"], base_dir)
+        except ValueError as exc:
+            problems.append(str(exc))
+    return problems, image
+
+
+def _model_problem(obj: dict[str, Any], models: dict[str, Model]) -> str | None:
+    model = models.get(obj["model"])
+    if model is None or not model.active:
+        return f"unknown or inactive model '{obj['model']}': register it in the models file"
+    if model.adapter != "external":
+        return (
+            f"model '{model.slug}' has adapter '{model.adapter}'; imported outputs go to models "
+            'registered with adapter = "external"'
+        )
+    return None
 
 
 def import_outputs(
@@ -137,26 +167,26 @@ def import_outputs(
         if not raw.strip():
             continue
         try:
-            obj, path, sha = _check_line(json.loads(raw), base_dir)
-            model = models.get(obj["model"])
-            if model is None or not model.active:
-                raise ValueError(
-                    f"unknown or inactive model '{obj['model']}': register it in the models file"
-                )
-            if model.adapter != "external":
-                raise ValueError(
-                    f"model '{model.slug}' has adapter '{model.adapter}'; imported outputs go to models "
-                    'registered with adapter = "external"'
-                )
-            if "prompt_id" in obj:
-                prompt_id, modality = obj["prompt_id"], getattr(pool.get(obj["prompt_id"]), "modality", None)
-                if modality is None:
-                    raise ValueError(f"unknown prompt id '{prompt_id}'")
-            else:
+            obj = json.loads(raw)
+            problems, image = _check_line(obj, base_dir)
+            if problems and not isinstance(obj, dict):
+                raise ValueError(problems[0])
+            # the model and the prompt are checked too when the rest of the line is wrong: every problem at once
+            if isinstance(obj.get("model"), str) and obj["model"].strip():
+                problems += [p for p in [_model_problem(obj, models)] if p]
+            if isinstance(obj.get("prompt_id"), str) and "prompt" not in obj and obj["prompt_id"] not in pool:
+                problems.append(f"unknown prompt id '{obj['prompt_id']}'")
+            if isinstance(obj.get("prompt"), dict) and "prompt_id" not in obj:
                 try:
                     record = validate_record(obj["prompt"], taxonomy, max_chars=max_chars)
                 except PromptRecordError as exc:
-                    raise ValueError(f"prompt: {exc}") from exc
+                    problems.append(f"prompt: {exc}")
+            if problems or image is None:
+                raise ValueError("; ".join(problems))
+            (path, sha), model = image, models[obj["model"]]
+            if "prompt_id" in obj:
+                prompt_id, modality = obj["prompt_id"], pool[obj["prompt_id"]].modality
+            else:
                 prompt_id, modality = _new_prompt(obj["prompt"], number, pool, new_prompts)
                 modality = record.modality
             if modality != model.modality:

@@ -136,22 +136,19 @@ def import_prompt_lines(
     report = ImportReport(batch=batch or current_batch())
     accepted: list[tuple[int, PromptRecord]] = []
     for number, record in parsed.records:
-        if record.id in existing_ids:
-            if skip_existing:
-                report.skipped.append(record.id)
-                continue
-            errors.append(LineError(number, f"id '{record.id}' already exists in the pool"))
+        if record.id in existing_ids and skip_existing:
+            report.skipped.append(record.id)
             continue
+        problems = [f"id '{record.id}' already exists in the pool"] if record.id in existing_ids else []
         sha = checker.found[record.reference_image].sha256 if record.reference_image else None
         index = indexes[_dedupe_key(record.modality, sha)]
         match = index.best_match(record.text)
         if match is not None and match[1] > threshold:
-            errors.append(
-                LineError(
-                    number,
-                    f"near duplicate of {match[0]} (similarity {match[1]:.2f} > threshold {threshold:.2f})",
-                )
+            problems.append(
+                f"near duplicate of {match[0]} (similarity {match[1]:.2f} > threshold {threshold:.2f})"
             )
+        if problems:  # every problem of the line, in one entry
+            errors.append(LineError(number, "; ".join(problems)))
             continue
         index.add(f"line {number}", record.text)
         accepted.append((number, record))

@@ -18,7 +18,16 @@ from sqlalchemy import Connection, and_, exists, func, select
 from arena.db.tables import Prompt, Vote, VoteVerdict
 from arena.voting.filters.registry import REGISTRY
 
-__all__ = ["CountedVote", "RecordedVote", "SessionRecord", "counted_votes", "session_record"]
+__all__ = ["CHOICE_WORDS", "CountedVote", "RecordedVote", "SessionRecord", "counted_votes", "session_record"]
+
+
+# The labels of the arena's vote buttons (templates/index.html), so /me names a vote as the voter cast it.
+CHOICE_WORDS = {
+    "left": "A is better",
+    "right": "B is better",
+    "tie": "Tie: both good",
+    "both_bad": "Both bad",
+}
 
 
 def _filtered() -> object:
@@ -46,12 +55,8 @@ class RecordedVote:
 
     @property
     def choice_words(self) -> str:
-        """The choice in words: "Left image better", "Tie: both good", ..."""
-        if self.picked == "tie":
-            return "Tie: both good"
-        if self.picked == "both_bad":
-            return "Both bad"
-        return f"{self.picked.capitalize()} image better"
+        """The choice in the words of the arena's vote buttons (A is the left image, B the right)."""
+        return CHOICE_WORDS[self.picked]
 
 
 @dataclass(frozen=True)

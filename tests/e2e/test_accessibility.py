@@ -169,3 +169,19 @@ def test_the_board_selector_moves_with_arrow_keys_and_applies_on_enter(browser: 
         assert len(navigations) == 2
     finally:
         context.close()
+
+
+def test_the_demo_banner_is_inside_a_landmark(browser: Browser, site: str) -> None:
+    """axe's "region" rule (impact moderate, so outside the blocking check above) flagged the demo banner on every
+    page of a demo instance (issue 28): every page's content, the banner included, sits in a landmark."""
+    context = _context(browser, "desktop")
+    page = context.new_page()
+    try:
+        for path in ("/", "/leaderboard", "/methodology", "/me", "/admin"):
+            page.goto(site + path)
+            assert page.locator("aside.banner").inner_text().startswith("Demo instance")
+            page.add_script_tag(path=str(AXE))
+            result = page.evaluate("async () => await axe.run(document, {runOnly: ['region']})")
+            assert result["violations"] == [], _report(path, result["violations"])
+    finally:
+        context.close()

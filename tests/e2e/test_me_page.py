@@ -48,7 +48,7 @@ def test_after_voting_through_the_page_my_votes_lists_them_and_fits_a_personal_b
     assert (newest.nth(3).inner_text(), newest.nth(4).inner_text()) == revealed[-1]
     oldest = rows.nth(VOTES - 1).locator("td")
     assert (oldest.nth(3).inner_text(), oldest.nth(4).inner_text()) == revealed[0]
-    assert oldest.nth(5).inner_text() == "Left image better" and oldest.nth(6).inner_text() == "Yes"
+    assert oldest.nth(5).inner_text() == "A is better" and oldest.nth(6).inner_text() == "Yes"
     assert page.locator("#me-text_to_image h2").inner_text() == "Text to image"
     placed = page.locator("#board-text_to_image tbody tr").count()
     unplaced = page.locator("#unplaced-text_to_image tbody tr").count()

@@ -155,3 +155,32 @@ def test_a_reference_image_outside_the_files_folder_is_refused(kind, settings, i
     assert ("absolute path" if kind == "absolute" else "leads outside") in error.message
     assert _snapshot(initialized) == before
     assert (sorted(settings.media_dir.rglob("*")) if settings.media_dir.exists() else []) == media
+
+
+def test_every_problem_of_a_line_is_reported_not_only_the_first(settings, initialized, tmp_path):
+    """Issue 28: the import named only the first problem of a line, so fixing a file took one run per field."""
+    with Session(initialized) as s:
+        existing = s.exec(
+            select(Prompt).where(Prompt.modality == "text_to_image").order_by(Prompt.id)
+        ).first()
+    many = _good(1, capability="vibes", text="", negative_prompt="blurry", styles=["nope"], batch="May")
+    del many["use_case"]
+    twice = _good(2, id=existing.id, text=existing.text.upper() + " ")  # an existing id and a near duplicate
+    lines = [json.dumps(_good(0)), json.dumps(many), json.dumps(twice), json.dumps(_good(3))]
+    before = _snapshot(initialized)
+    with pytest.raises(ImportFailed) as info:
+        _import(settings, initialized, lines, tmp_path)
+    assert [e.line for e in info.value.errors] == [2, 3]
+    first, second = (e.message for e in info.value.errors)
+    for message in (
+        "negative prompts are not allowed",
+        "field 'text' is empty",
+        "missing field 'use_case'",
+        "unknown capability 'vibes'",
+        "unknown style 'nope'",
+        "field 'batch' must be a month as YYYY-MM",
+    ):
+        assert message in first
+    assert "unknown field(s)" not in first  # the negative prompt is named once, as itself
+    assert "already exists in the pool" in second and "near duplicate of prompt" in second
+    assert _snapshot(initialized) == before

@@ -150,3 +150,34 @@ def test_unknown_or_malformed_combined_boards_are_404s(served, board):
     assert client.get("/api/v1/leaderboard", params={"board": board}).status_code == 404
     page = client.get("/leaderboard", params={"board": board})
     assert page.status_code == 404 and "text/html" in page.headers["content-type"]
+
+
+def test_the_combined_note_counts_the_models_it_lists(served, lb):
+    """Issue 28: the note said "6 of 6 models" while the table listed 5 (the modified endpoint was hidden)."""
+    client, _ = served
+    use_case, capability = _busiest_cell(lb)
+    for include_modified in (False, True):
+        params = {"use_case": use_case, "capability": capability}
+        page = client.get(
+            "/leaderboard", params=params | ({"include_modified": "true"} if include_modified else {})
+        )
+        board = client.get(
+            "/api/v1/leaderboard",
+            params={"board": f"use_case={use_case},capability={capability}", "include_modified": "true"},
+        ).json()
+        listed = re.findall(r'<tr data-model="([^"]+)"', page.text)
+        modified = {r["model"] for r in board["rows"] if r["endpoint_kind"] == "modified"}
+        assert modified, "the world's cell board holds a modified endpoint"
+        assert len(listed) == len(board["rows"]) - (0 if include_modified else len(modified))
+        note = re.sub(
+            r"\s+",
+            " ",
+            re.sub(r"<[^>]+>", "", re.search(r'id="combined-note">(.*?)</p>', page.text).group(1)),
+        )
+        thin = [
+            r for r in board["rows"] if r["provisional"] and (include_modified or r["model"] not in modified)
+        ]
+        assert thin, "the cell board has provisional models"
+        assert f"{len(thin)} of the {len(listed)} models listed have fewer than 40 votes" in note
+        hidden = f"{len(modified)} more on this board is a modified endpoint, hidden and not counted here."
+        assert (hidden in note) == (not include_modified)

@@ -6,6 +6,7 @@ votes or the models of a vote that did not count."""
 from __future__ import annotations
 
 import math
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -317,3 +318,18 @@ def test_serving_a_matchup_changes_nothing_on_me(me_world):
         assert served.status_code == 200
         after = client.get("/api/v1/me").json()
     assert after == before
+
+
+def test_the_choices_read_in_the_words_of_the_arena_buttons(me_world):
+    """Issue 28: /me said "Left image better" where the arena's button says "A is better"."""
+    arena = httpx.get(f"{me_world.url}/").text
+    buttons = dict(re.findall(r'data-choice="(\w+)" disabled><kbd>\d</kbd> ([^<]+)</button>', arena))
+    assert set(buttons) == {"left", "right", "tie", "both_bad"}
+    votes = _me(me_world, me_world.mine).json()["votes"]
+    assert {v["choice"] for v in votes} == {"left", "right", "tie", "both_bad"}
+    for v in votes:
+        assert v["choice_words"] == buttons[v["choice"]]
+    page = httpx.get(f"{me_world.url}/me", cookies={"arena_sid": me_world.mine}).text
+    cells = re.findall(r"<td>(A is better|B is better|Tie: both good|Both bad|[^<]*image better)</td>", page)
+    assert len(cells) == len(votes) and set(cells) == set(buttons.values())
+    assert '<th scope="col">A (left)</th><th scope="col">B (right)</th>' in page

@@ -346,3 +346,36 @@ def test_a_restored_prompt_takes_new_imported_images_but_never_its_published_one
     pool = PoolCache(initialized).load("text_to_image")
     assert target in pool.prompts and len(pool.outputs[target]) == 2
     assert _count(initialized) == 4
+
+
+def test_every_problem_of_a_line_is_reported_not_only_the_first(run, manifest, initialized, tmp_path):  # noqa: F811
+    """Issue 28: the import named only the first problem of a line, so fixing a manifest took a run per field."""
+    lines = manifest.read_text().splitlines()
+    (tmp_path / "images" / "broken.png").write_bytes(b"not an image at all")
+    many = {"model": "nobody", "image": "images/broken.png", "prompt_id": "x", "seconds": -1, "colour": "red"}
+    prompt = {"model": "sandboxed", "image": "images/missing.png", "prompt": {"id": "own-x", "text": "short"}}
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([lines[0], json.dumps(many), json.dumps(prompt)]) + "\n")
+    outputs = _count(initialized)
+    result = run("outputs", "import", str(path))
+    assert result.exit_code == 2
+    errors = result.stderr.splitlines()
+    assert errors[-1] == "error: 2 bad line(s); nothing was imported"
+    (second,) = [e for e in errors if e.startswith(f"{path}:2: ")]
+    for reason in (
+        "unknown field(s): colour",
+        "field 'seconds' must be a generation time",
+        "image 'images/broken.png': ",
+        "unknown or inactive model 'nobody'",
+        "unknown prompt id 'x'",
+    ):
+        assert reason in second, (reason, second)
+    (third,) = [e for e in errors if e.startswith(f"{path}:3: ")]
+    for reason in (
+        "image 'images/missing.png' not found",
+        'adapter = "external"',
+        "prompt: ",
+        "missing field",
+    ):
+        assert reason in third, (reason, third)
+    assert _count(initialized) == outputs

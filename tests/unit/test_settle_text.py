@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.web.leaderboard.rows import _with_article, settle_short, settle_text
+from arena.web.leaderboard.rows import REACH_FACTOR, _with_article, settle_short, settle_text
 from ratings.certainty import MAX_SETTLE_VOTES, SETTLE_PROBABILITY
 
 
@@ -37,3 +37,18 @@ def test_the_short_form_fits_a_cell_and_keeps_the_reading():
     assert settle_short(False, 1093.4) == "unsettled vs next: ~1,093 votes"
     assert settle_short(False, None) == f"unsettled vs next: not by votes up to {MAX_SETTLE_VOTES:,}"
     assert len(settle_short(False, None)) < len(settle_text(False, None)) / 2
+
+
+def test_a_count_past_ten_times_the_board_reads_not_within_reach():
+    """Issue 28: "~158,268 more votes" to settle a pair of a 15,000-vote board is no figure to quote."""
+    assert REACH_FACTOR == 10
+    far = settle_text(False, 158_268.0, board_votes=15_000)
+    assert far == (
+        "unsettled vs next: not within reach (settling it needs over 10 times the 15,000 votes this board has)"
+    )
+    assert "158,268" not in far
+    assert settle_short(False, 158_268.0, board_votes=15_000) == "unsettled vs next: not within reach"
+    # at the bound the number is still quoted; without a board size (old callers) it always is
+    assert settle_short(False, 150_000.0, board_votes=15_000) == "unsettled vs next: ~150,000 votes"
+    assert "~158,268 more votes" in settle_text(False, 158_268.0)
+    assert settle_short(True, 158_268.0, board_votes=15_000) == "settled vs next"

@@ -202,7 +202,10 @@ def _render(
         "charts": charts,
         "chart_rows": chart_tables(charts),
         "rows": row_texts(
-            view.rows, anchor=anchor, min_votes=published.params.get("min_votes") if published else None
+            view.rows,
+            anchor=anchor,
+            min_votes=published.params.get("min_votes") if published else None,
+            board_votes=published.vote_count if published else None,
         ),
         "heatmap": slice_heatmap(view, taxonomy),
         "relative_to": relative_to or "",

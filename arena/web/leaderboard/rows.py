@@ -70,10 +70,21 @@ def percent(p: float | None) -> str:
     return f"{100 * p:.0f}%"
 
 
-def settle_text(settled: bool | None, needed: float | None) -> str:
+# A pair whose settling needs more than this many times the votes its board holds today is "not within reach":
+# at the pace the board has grown so far that is ten board lifetimes of votes on this one pair alone (and a
+# figure like "~158,268 more votes" reads as a promise, not as "never, by votes").
+REACH_FACTOR = 10
+
+
+def _out_of_reach(needed: float, board_votes: int | None) -> bool:
+    return board_votes is not None and needed > REACH_FACTOR * max(board_votes, 1)
+
+
+def settle_text(settled: bool | None, needed: float | None, board_votes: int | None = None) -> str:
     """The pair with the next model down: settled, or how many more votes between them give a
     ``SETTLE_PROBABILITY`` chance of settling it (either way); ``needed`` None means no count up to
-    ``MAX_SETTLE_VOTES`` does (or the figure is unknown)."""
+    ``MAX_SETTLE_VOTES`` does (or the figure is unknown). A count over ``REACH_FACTOR`` times the board's
+    ``board_votes`` reads "not within reach" instead of the number."""
     if settled is None:
         return ""
     if settled:
@@ -84,10 +95,15 @@ def settle_text(settled: bool | None, needed: float | None) -> str:
             f"unsettled vs next: no number of votes up to {MAX_SETTLE_VOTES:,} gives {chance} chance to settle "
             "(the gap is small next to the spread between prompts)"
         )
+    if _out_of_reach(needed, board_votes):
+        return (
+            f"unsettled vs next: not within reach (settling it needs over {REACH_FACTOR} times the "
+            f"{board_votes:,} votes this board has)"
+        )
     return f"unsettled vs next: ~{needed:,.0f} more votes for {chance} chance to settle"
 
 
-def settle_short(settled: bool | None, needed: float | None) -> str:
+def settle_short(settled: bool | None, needed: float | None, board_votes: int | None = None) -> str:
     """`settle_text` in a few words, for a narrow table cell (the full sentence goes in its title)."""
     if settled is None:
         return ""
@@ -95,6 +111,8 @@ def settle_short(settled: bool | None, needed: float | None) -> str:
         return "settled vs next"
     if needed is None:
         return f"unsettled vs next: not by votes up to {MAX_SETTLE_VOTES:,}"
+    if _out_of_reach(needed, board_votes):
+        return "unsettled vs next: not within reach"
     return f"unsettled vs next: ~{needed:,.0f} votes"
 
 
@@ -104,8 +122,9 @@ def _with_article(number: str) -> str:
     return f"{'an' if an else 'a'} {number}"
 
 
-def certainty_texts(r: LeaderboardRow) -> tuple[str, str, str]:
-    """(P(best), detail line, title) for one row; empty on boards published without certainty figures."""
+def certainty_texts(r: LeaderboardRow, board_votes: int | None = None) -> tuple[str, str, str]:
+    """(P(best), detail line, title) for one row; empty on boards published without certainty figures.
+    ``board_votes`` (the board's counted votes) bounds the votes-to-settle figure (see `settle_text`)."""
     if r.p_best is None:
         return "", "", ""
     detail = f"top 3: {percent(r.p_top3)}"
@@ -113,7 +132,7 @@ def certainty_texts(r: LeaderboardRow) -> tuple[str, str, str]:
         f"Best with probability {percent(r.p_best)}, in the top 3 with {percent(r.p_top3)}"
         " (over every model on this board; draws from the ratings shrunk for the winner's curse)."
     )
-    pair = settle_text(r.settled_below, r.votes_to_settle)
+    pair = settle_text(r.settled_below, r.votes_to_settle, board_votes)
     if pair:
         title += f" Against the next model down: {pair}."
     return percent(r.p_best), detail, title
@@ -142,8 +161,11 @@ def _value(x: float | str | None) -> str:
     return "" if x is None else str(x)
 
 
-def row_texts(rows: list[LeaderboardRow], *, anchor: str | None, min_votes: object) -> list[RowText]:
-    """Formatted rows; data-* attributes carry raw values for sorting in the browser."""
+def row_texts(
+    rows: list[LeaderboardRow], *, anchor: str | None, min_votes: object, board_votes: int | None = None
+) -> list[RowText]:
+    """Formatted rows; data-* attributes carry raw values for sorting in the browser; ``board_votes`` as in
+    `certainty_texts`."""
     out = []
     for r in rows:
         classes = " ".join(
@@ -168,7 +190,7 @@ def row_texts(rows: list[LeaderboardRow], *, anchor: str | None, min_votes: obje
         if r.model == anchor:
             title += f" (the anchor: it reads {FMT.rating(r.rating)} by construction, not by certainty)"
         has_time = r.median_s is not None and r.p05_s is not None and r.p95_s is not None
-        sure, sure_detail, sure_title = certainty_texts(r)
+        sure, sure_detail, sure_title = certainty_texts(r, board_votes)
         out.append(
             RowText(
                 model=r.model,
