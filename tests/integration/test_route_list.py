@@ -37,6 +37,7 @@ ROUTES = (
     "GET /me",
     "GET /admin",
     "POST /admin/login",
+    "GET /admin/sign-in",  # the demo's one-time console link (issue 28 item 1)
     "POST /admin/logout",
     "POST /admin/jobs/{job}/run",
     "GET /api/v1/admin/jobs",
