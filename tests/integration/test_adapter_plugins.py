@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.plugins import pip_install
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PLUGIN_MODULE = '''
@@ -77,16 +79,6 @@ solid_colour = "arena_solid:SPEC"
 broken_adapter = "arena_broken:SPEC"
 """
 
-PIP_INSTALL = (
-    sys.executable,
-    "-m",
-    "pip",
-    "install",
-    "--quiet",
-    "--no-build-isolation",
-    "--no-deps",
-    "--no-index",
-)
 MODELS = """
 [[models]]
 slug = "solid-blue"
@@ -105,13 +97,7 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (source / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (source / "arena_solid.py").write_text(textwrap.dedent(PLUGIN_MODULE), encoding="utf-8")
     (source / "arena_broken.py").write_text("import arena_missing_dependency  # noqa\n", encoding="utf-8")
-    site = tmp_path_factory.mktemp("plugin-site")
-    subprocess.run(
-        [*PIP_INSTALL, "--target", str(site), str(source)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    site = pip_install(source, tmp_path_factory.mktemp("plugin-site"))
     assert list(site.glob("arena_solid_plugin-0.1.0.dist-info/entry_points.txt"))
     return site
 

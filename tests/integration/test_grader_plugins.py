@@ -15,6 +15,8 @@ from xml.etree import ElementTree as ET
 import pytest
 from PIL import Image
 
+from tests.support.plugins import pip_install
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PYPROJECT = """
@@ -95,11 +97,7 @@ def _install(root: Path, name: str, module: str, grader: str, source: str) -> Pa
     package.mkdir()
     (package / "pyproject.toml").write_text(PYPROJECT.format(name=name, module=module, grader=grader))
     (package / f"{module}.py").write_text(source)
-    target = root / f"{name}-site"
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps"]
-    subprocess.run([*pip, "--target", str(target), str(package)], check=True, capture_output=True)
-    assert list(target.glob("*.dist-info/entry_points.txt"))
-    return target
+    return pip_install(package, root / f"{name}-site")
 
 
 @pytest.fixture(scope="module")
