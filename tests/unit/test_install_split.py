@@ -1,0 +1,61 @@
+"""`make run` installs what the arena serves with; the eval graders, local models and test tools come with
+`make test` (issue 28 item 8). Reads pyproject.toml and the Makefile as make and pip would."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from arena.evals import extras
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("torch", "diffusers", "transformers", "rapidocr", "onnxruntime", "scikit-image", "pyarrow", "pytest")
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=\[ ;]", requirement, maxsplit=1)[0].lower()
+
+
+def _recipe(target: str) -> str:
+    """The recipe lines of a Makefile rule whose target starts with `target`."""
+    text = (ROOT / "Makefile").read_text()
+    match = re.search(rf"^{re.escape(target)}[^\n]*:[^\n]*\n((?:\t[^\n]*\n)+)", text, re.M)
+    assert match, f"no rule for {target}"
+    return match.group(1)
+
+
+def test_base_dependencies_leave_out_heavy_packages() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    base = {_name(r) for r in project["dependencies"]}
+    assert not base & set(HEAVY), f"heavy packages in the base install: {sorted(base & set(HEAVY))}"
+    extra = {_name(r) for r in project["optional-dependencies"]["eval"]}
+    assert {"rapidocr", "onnxruntime", "scikit-image"} <= extra
+
+
+def test_make_run_installs_only_the_serving_extras() -> None:
+    text = (ROOT / "Makefile").read_text()
+    run_deps = re.search(r"^run:\s*(.*)$", text, re.M)
+    assert run_deps
+    stamp = run_deps.group(1).strip()
+    assert stamp == "$(RUN_STAMP)", "make run must not depend on the test install"
+    recipe = _recipe("$(RUN_STAMP)")
+    assert "torch" not in recipe and "dev" not in recipe and "local" not in recipe
+    assert '-e ".[embeddings]"' in recipe
+    test_recipe = _recipe("$(STAMP)")
+    assert "torch==" in test_recipe and "eval" in test_recipe and "dev" in test_recipe
+
+
+def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(extras.NEEDS, "ocr_exact_text", ("rapidocr", "no_such_module_xyz"))
+    reason = extras.missing_extra(["basic", "ocr_exact_text", "ocr_exact_text"])
+    assert reason is not None
+    assert reason.startswith("ocr_exact_text needs no_such_module_xyz:")
+    assert "pip install -e '.[eval]'" in reason
+    assert extras.missing_extra(["basic", "rubric"]) is None
+
+
+def test_installed_test_environment_has_the_eval_extra() -> None:
+    assert extras.missing_extra(extras.NEEDS) is None
