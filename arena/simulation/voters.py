@@ -153,11 +153,15 @@ def _choose(
 
 
 def truth_for(models: list[Any], seed: int) -> dict[str, float]:
-    """Default true ratings: from sandbox models' `quality` when every model has one, else seeded random."""
+    """Default true ratings: a sandbox model's from its `quality` knob; a model without one (an external or
+    provider model) gets a seeded random rating, so registering one does not reshuffle the sandbox's truth."""
     qualities = {m.slug: m.params.get("quality") for m in models}
-    if qualities and all(isinstance(q, int | float) for q in qualities.values()):
-        return truth_from_quality(qualities)  # type: ignore[arg-type]
-    return default_truth([m.slug for m in models], seed)
+    known = {slug: q for slug, q in qualities.items() if isinstance(q, int | float)}
+    truth = truth_from_quality(known)
+    others = sorted(set(qualities) - set(known))
+    if others:
+        truth.update(default_truth(others, seed))
+    return truth
 
 
 def run_simulation(

@@ -66,3 +66,28 @@ def test_kendall_tau_to_the_truth_improves_as_votes_grow():
         taus.append(float(np.mean(per_seed)))
     assert taus[0] < taus[1] < taus[2], taus
     assert taus[2] > 0.9
+
+
+def test_an_external_model_does_not_reshuffle_the_sandbox_truth() -> None:
+    """Issue 28 item 7: registering one model without a `quality` knob kept the sandbox's quality-based truth
+    for the sandbox models (it switched every model to seeded random before)."""
+    from types import SimpleNamespace
+
+    from arena.simulation.voters import truth_for, truth_from_quality
+
+    sandbox = [
+        SimpleNamespace(slug="sandbox-aurora", params={"quality": 0.95}),
+        SimpleNamespace(slug="sandbox-ember", params={"quality": 0.55}),
+        SimpleNamespace(slug="sandbox-mist", params={"quality": 0.7}),
+    ]
+    external = SimpleNamespace(slug="my-external", params={})
+    alone = truth_for(sandbox, seed=3)
+    mixed = truth_for([*sandbox, external], seed=3)
+    assert alone == truth_from_quality({m.slug: m.params["quality"] for m in sandbox})
+    assert {k: mixed[k] for k in alone} == alone
+    assert max(alone, key=alone.get) == "sandbox-aurora"
+    assert (
+        "my-external" in mixed
+        and mixed["my-external"] == truth_for([*sandbox, external], seed=3)["my-external"]
+    )
+    assert truth_for([external], seed=3) == truth_for([external], seed=3)
