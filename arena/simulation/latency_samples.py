@@ -4,7 +4,8 @@ The demo's sandbox models answer in microseconds, so real timing runs would say 
 simulated votes, the demo writes samples that follow the methodology's schedule (4 runs a day at random times
 over the last 14 days, one call per active text-to-image model per run) with seconds drawn from a log-normal
 whose median and p95 are the model's `latency_ms` parameters in models.toml. Every such sample carries a run id
-starting with `simulated-`, which is how pages and exports tell them from measured ones.
+starting with `simulated-`, which is how pages and exports tell them from measured ones. Only sandbox models
+get them: an external or provider model in the demo stays "never timed" until a real timing run measures it.
 """
 
 from __future__ import annotations
@@ -56,13 +57,13 @@ def simulate_timing(
     runs_per_day: int = 4,
     failure_rate: float = 0.01,
 ) -> int:
-    """Write simulated samples for every active text-to-image model over the `days` before `now`; returns how
-    many. Run times are uniform within each day (as the scheduler's random times are)."""
+    """Write simulated samples for every active text-to-image sandbox model over the `days` before `now`; returns
+    how many. Run times are uniform within each day (as the scheduler's random times are)."""
     rng = np.random.default_rng(seed)
     with engine.connect() as conn:
         models = conn.execute(
             select(Model.slug, Model.params)
-            .where(Model.active == True, Model.modality == MODALITY)  # noqa: E712
+            .where(Model.active == True, Model.modality == MODALITY, Model.adapter == "sandbox")  # noqa: E712
             .order_by(Model.slug)
         ).all()
     rows = []

@@ -36,7 +36,7 @@ def test_samples_follow_the_schedule_and_each_models_latency(world):
         t2i = sorted(
             m.slug
             for m in session.exec(select(Model)).scalars()
-            if m.active and m.modality == "text_to_image"
+            if m.active and m.modality == "text_to_image" and m.adapter == "sandbox"
         )
     assert written == len(rows) == 14 * 4 * len(t2i)
     assert {r.model_slug for r in rows} == set(t2i)  # no editing model is timed
@@ -60,3 +60,18 @@ def test_failures_are_recorded_as_failed_calls(world):
         rows = session.exec(select(LatencySample)).scalars().all()
     assert rows and all(r.status == "failed" and r.seconds is None for r in rows)
     assert all(s.samples == 0 and s.failure_rate == 1.0 for s in latency_stats(world, NOW).values())
+
+
+def test_a_model_that_is_not_sandbox_stays_never_timed(world):
+    """Issue 28 item 7: an external model registered in the demo got 55 made-up timing samples."""
+    with Session(world) as session:
+        model = session.get(Model, "model-1")
+        model.adapter = "external"
+        session.add(model)
+        session.commit()
+    written = simulate_timing(world, NOW, seed=2, days=3, runs_per_day=4, failure_rate=0.0)
+    with Session(world) as session:
+        slugs = {r.model_slug for r in session.exec(select(LatencySample)).scalars()}
+    assert written > 0 and "model-0" in slugs
+    assert "model-1" not in slugs
+    assert "model-1" not in latency_stats(world, NOW) or latency_stats(world, NOW)["model-1"].samples == 0
