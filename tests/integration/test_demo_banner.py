@@ -65,3 +65,12 @@ def test_the_demo_banner_is_inside_a_landmark_on_every_page(demo_url: str):
             assert "Demo instance" in page.text
             assert any(_is_landmark(tag, attrs) for tag, attrs in parser.around), (path, parser.around)
             assert parser.around[-1][1].get("aria-label") == "Demo instance"  # a landmark named for readers
+
+
+def test_the_demo_banner_says_sandbox_images_are_placeholders(demo_url: str):
+    """Issue 28 item 7: the banner said the votes are simulated but not that the images are placeholders."""
+    with httpx.Client(base_url=demo_url, timeout=30) as client:
+        for path in ("/", "/leaderboard"):
+            text = " ".join(client.get(path).text.split())
+            assert "images are <strong>placeholders</strong>" in text, path
+            assert "not the output of any real image model" in text, path
