@@ -99,6 +99,43 @@ def test_head_to_head_answers_bad_requests_with_a_message(web):
     assert empty.status_code == 200 and 'id="compare-a"' in empty.text
 
 
+def test_the_head_to_head_api_gives_the_pages_figures_as_data(web, lb):
+    """Issue 28 item 7: /compare had no JSON twin. The API's record is a direct count of the published votes."""
+    a, b = "lb-aurora", "lb-meridian"
+    got = web.get("/api/v1/compare", params={"a": a, "b": b})
+    assert got.status_code == 200, got.text
+    data = got.json()
+    with lb.engine.connect() as conn:
+        overall = SnapshotCache().board(conn, "text_to_image", "overall")
+        rows = published_vote_rows(conn, VoteSet.of(overall))
+    pair = [r for r in rows if {r.model_a, r.model_b} == {a, b}]
+    wins = sum(
+        r.winner in ("model_a", "model_b") and (r.winner == "model_a") == (r.model_a == a) for r in pair
+    )
+    ties = sum(r.winner not in ("model_a", "model_b") for r in pair)
+    record = data["record"]
+    assert (record["votes"], record["wins"], record["ties"]) == (len(pair), wins, ties)
+    assert record["win_rate"] == pytest.approx((wins + ties / 2) / len(pair))
+    assert data["win_rate_low"] <= record["win_rate"] <= data["win_rate_high"]
+    ra, rb = overall.entry(a).rating, overall.entry(b).rating
+    assert data["expected_win_probability"] == pytest.approx(1 / (1 + 10 ** ((rb - ra) / 400)))
+    assert sum(u["votes"] for u in data["use_cases"]) == len(pair)
+    assert data["a_won"] and all(e["won"] for e in data["a_won"])
+    assert web.get(data["a_won"][0]["image_url"]).status_code == 200
+    flipped = web.get("/api/v1/compare", params={"a": b, "b": a}).json()["record"]
+    assert (flipped["wins"], flipped["losses"]) == (record["losses"], record["wins"])
+
+
+def test_the_head_to_head_api_answers_bad_requests_with_a_message(web):
+    same = web.get("/api/v1/compare", params={"a": "lb-aurora", "b": "lb-aurora"})
+    assert same.status_code == 400 and "two different models" in same.json()["detail"]
+    mixed = web.get("/api/v1/compare", params={"a": "lb-aurora", "b": "lb-inkwell"})
+    assert mixed.status_code == 400 and "never meet" in mixed.json()["detail"]
+    unknown = web.get("/api/v1/compare", params={"a": "lb-aurora", "b": "no-such-model"})
+    assert unknown.status_code == 404 and "unknown model" in unknown.json()["detail"]
+    assert web.get("/api/v1/compare").status_code == 422
+
+
 @pytest.fixture(scope="module")
 def older(lb: LeaderboardWorld) -> Iterator[datetime]:
     """A real snapshot a day before the world's, with another overall anchor; removed afterwards."""

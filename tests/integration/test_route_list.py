@@ -31,6 +31,7 @@ ROUTES = (
     "GET /leaderboard/reference/{prompt_id}",
     "GET /methodology",
     "GET /compare",
+    "GET /api/v1/compare",
     "GET /api/v1/leaderboard/history",
     "GET /leaderboard",
     "GET /api/v1/me",
