@@ -127,3 +127,23 @@ def test_without_javascript_the_intervals_relative_to_control_adds_the_differenc
         assert "per pair" in page.locator("#relative-note").inner_text()
     finally:
         context.close()
+
+
+def test_the_compare_picker_keeps_both_models_in_one_modality(page, site):
+    """Issue 28 item 7: the picker mixed modalities, and a mixed pair then answered 400. Options are grouped by
+    modality, and once A is chosen B offers only models of A's modality."""
+    page.goto(site + "/compare")
+    groups = page.locator("#compare-b optgroup").evaluate_all(
+        "gs => gs.map(g => [g.label, [...g.querySelectorAll('option')].map(o => o.dataset.modality)])"
+    )
+    assert [label for label, _ in groups] == ["Text to image", "Image editing"]
+    assert all(len(set(mods)) == 1 for _, mods in groups)
+    page.select_option("#compare-a", "lb-aurora")
+    offered = page.locator("#compare-b option:not(:disabled)").evaluate_all(
+        "os => os.filter(o => !o.parentElement.disabled).map(o => o.value)"
+    )
+    assert "lb-meridian" in offered and "lb-inkwell" not in offered
+    page.select_option("#compare-b", "lb-meridian")
+    page.click("#compare button.apply")
+    page.wait_for_url("**b=lb-meridian**")
+    assert page.locator("#h2h-votes").is_visible()

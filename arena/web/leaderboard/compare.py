@@ -51,11 +51,19 @@ def _render(request: Request, reader: LeaderboardReader, taxonomy: Taxonomy, a: 
         (m for m in models.values() if modality is None or m.modality == modality),
         key=lambda m: m.display_name.lower(),
     )
+    # Grouped by modality (taxonomy order): two models of different modalities never meet, so the picker
+    # says which group each belongs to and compare.js keeps the second choice in the first one's group.
+    groups = [
+        (m.slug, m.name, [c for c in choices if c.modality == m.slug])
+        for m in taxonomy.modalities
+        if any(c.modality == m.slug for c in choices)
+    ]
     context = {
         "a": models.get(a),
         "b": models.get(b),
         "h": h2h,
         "choices": choices,
+        "groups": groups,
         "error": error,
         "fmt": FMT,
         "pct": percent,
