@@ -83,6 +83,7 @@ def _prepare(settings: Settings, votes: int, voters: int, seed: int, progress: D
 
     from arena.db.tables import Vote, utcnow
     from arena.leaderboard.snapshots import take_snapshot
+    from arena.prompts.showcase import retire_showcase
     from arena.simulation.latency_samples import has_simulated_timing, simulate_timing
     from arena.simulation.voters import run_simulation
 
@@ -116,6 +117,11 @@ def _prepare(settings: Settings, votes: int, voters: int, seed: int, progress: D
                     )
                 except ValueError as exc:
                     typer.echo(f"  skipped: {exc}", err=True)
+        if retired := retire_showcase(engine, settings):
+            typer.echo(
+                f"retired {retired} showcase prompt(s): their images are shown with model names on model pages",
+                err=True,
+            )
         if not has_simulated_timing(engine):
             progress.stage = "simulating timing samples"
             written = simulate_timing(engine, utcnow(), seed=seed)

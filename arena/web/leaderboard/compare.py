@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse
 from arena.leaderboard import LeaderboardReader, board_keys
 from arena.leaderboard.boards import load_models
 from arena.leaderboard.compare import head_to_head
+from arena.prompts.showcase import retired_prompt_count
 from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.formatting import FMT
@@ -64,6 +65,7 @@ def _render(request: Request, reader: LeaderboardReader, taxonomy: Taxonomy, a: 
         "h": h2h,
         "choices": choices,
         "groups": groups,
+        "retired_prompts": retired_prompt_count(reader.engine, modality) if modality else 0,
         "error": error,
         "fmt": FMT,
         "pct": percent,

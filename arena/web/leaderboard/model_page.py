@@ -10,6 +10,7 @@ from arena.db.tables import Prompt, ReferenceImage
 from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader
 from arena.media.store import SERVED_MEDIA_TYPE, normalize_image
+from arena.prompts.showcase import retired_prompt_count
 from arena.web.context import context_of
 from arena.web.deps import ContextDep, TaxonomyDep
 from arena.web.formatting import FMT
@@ -55,6 +56,7 @@ def _render(slug: str, request: Request, reader: LeaderboardReader, taxonomy: Ta
         "simulated": bool(snapshot and snapshot.params.get("include_simulated")),
         "label": lambda axis, value: taxonomy.label(axis, value).name if taxonomy.has(axis, value) else value,
         "text_accuracy": accuracy_texts(reader.engine).get(slug),
+        "retired_prompts": retired_prompt_count(reader.engine, detail.info.modality),
         # a text-to-image time is listed once it rests on enough samples (as on the leaderboard)
         "timing_min": reader.min_timing_samples if detail.info.modality == "text_to_image" else 0,
     }
