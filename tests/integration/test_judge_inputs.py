@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -75,36 +76,26 @@ def call_for(fake_chat, metric: str):
     return next(c for c in fake_chat.calls if c.schema_name.endswith(metric))
 
 
-def test_an_edit_shows_the_mask_the_outlined_region_the_ground_truth_and_a_zoom_for_text(fake_chat, tmp_path):
+def test_an_edit_shows_the_mask_the_outlined_region_and_a_zoom_for_text(fake_chat, tmp_path):
     fake_chat.responder = answers(5)
-    truth = tmp_path / "truth.png"
-    truth.write_bytes(picture((0, 200, 0)))
     case = Case(
         "year",
         "editing",
         'Change the year to "2026". Change nothing else.',
         references=(tmp_path / "ref.png",),
-        ground_truth=truth,
     )
     reference, output = picture((0, 0, 0)), picture((250, 250, 250))
     grade(fake_chat, Sample(case, output, (reference,), images_api_mask()), "logo_editing")
 
     text_call = call_for(fake_chat, "edit_intent_correctness")
     captions = "\n".join(text_call.texts)
-    for role in (
-        "Reference image 1",
-        "Mask of the edit",
-        "Edit region",
-        "Ground truth",
-        "Output to grade",
-        "Zoom",
-    ):
+    for role in ("Mask of the edit", "Edit region", "Zoom", "Reference image 1", "Output to grade"):
         assert role in captions, role
     assert (
-        "Images attached, in order: reference 1, mask, reference 1 with the edit region outlined, ground truth, "
-        "output, zoom." in captions
+        "Images attached, in order: reference 1, mask, reference 1 with the edit region outlined, output, zoom."
+        in captions
     )
-    assert len(text_call.image_urls) == 6
+    assert len(text_call.image_urls) == 5
     # The mask is sent as a plain map: white where the edit may change pixels (the transparent quarter).
     mask = decoded(text_call.image_urls[1]).mean(axis=2)
     assert mask[100, 900] > 200 and mask[900, 100] < 50 and mask[100, 100] < 50
@@ -112,15 +103,28 @@ def test_an_edit_shows_the_mask_the_outlined_region_the_ground_truth_and_a_zoom_
     overlay = decoded(text_call.image_urls[2])
     red = (overlay[..., 0] > 180) & (overlay[..., 1] < 80) & (overlay[..., 2] < 80)
     assert red.sum() > 1000
-    # The ground truth is the green picture; the zoom enlarges the edit region of the output (its light block).
-    assert decoded(text_call.image_urls[3])[240, 800, 1] > 150
+    # The zoom enlarges the edit region of the output (found from the mask): its light block fills more of it.
     light = lambda a: (a.mean(axis=2) > 200).mean()  # noqa: E731
-    assert light(decoded(text_call.image_urls[5])) > 2 * light(decoded(text_call.image_urls[4]))
+    assert light(decoded(text_call.image_urls[4])) > 2 * light(decoded(text_call.image_urls[3]))
 
     # A question that is not about text gets the same inputs but no zoom.
     other = call_for(fake_chat, "non_target_invariance")
-    assert len(other.image_urls) == 5 and not any("Zoom" in t for t in other.texts)
-    assert "Ground truth" in "\n".join(other.texts) and "Mask of the edit" in "\n".join(other.texts)
+    assert len(other.image_urls) == 4 and not any("Zoom" in t for t in other.texts)
+    assert "Mask of the edit" in "\n".join(other.texts)
+
+
+def test_a_ground_truth_named_by_the_case_is_shown_before_the_output(fake_chat, tmp_path):
+    fake_chat.responder = answers(5)
+    truth = tmp_path / "truth.png"
+    truth.write_bytes(picture((0, 200, 0)))
+    case = Case("lny", "editing", "Make the lunar new year logo.", references=(tmp_path / "r.png",))
+    case = replace(case, **{"ground_truth": truth})
+    grade(fake_chat, Sample(case, picture((250, 250, 250)), (picture((0, 0, 0)),), None), "logo_editing")
+    for call in fake_chat.calls:
+        texts = "\n".join(call.texts)
+        assert "Ground truth: what a correct output looks like" in texts
+        assert "Images attached, in order: reference 1, ground truth, output" in texts
+        assert decoded(call.image_urls[1])[240, 800, 1] > 150  # the green picture
 
 
 def test_an_edit_region_without_a_mask_is_outlined_and_zoomed(fake_chat, tmp_path):

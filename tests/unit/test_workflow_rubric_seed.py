@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from arena.evals.labels import human_label_values
 from arena.evals.workflow_rubrics import load_rubric, system_prompt
 from arena.judge.anchors import reference_agreement
 
@@ -23,6 +22,8 @@ def test_try_on_metrics_pass_at_3_and_fail_at_2_as_the_seed_states():
 
 
 def test_try_on_human_labels_include_the_artifacts_scale():
+    from arena.evals.labels import human_label_values  # (imported here: absent before this change)
+
     labels = {h.key: h for h in load_rubric("virtual_tryon").human_labels}
     assert labels["artifacts"].kind == "choice" and labels["artifacts"].choices == ("none", "minor", "major")
     assert labels["identity_preserved"].kind == labels["garment_matches"].kind == "yes_no"
@@ -39,6 +40,8 @@ def test_try_on_human_labels_include_the_artifacts_scale():
 
 
 def test_ui_human_labels_include_usability_clarity_from_1_to_5():
+    from arena.evals.labels import human_label_values
+
     rubric = load_rubric("ui_mockup")
     clarity = next(h for h in rubric.human_labels if h.key == "usability_clarity")
     assert (clarity.kind, clarity.low, clarity.high) == ("scale", 1, 5)
