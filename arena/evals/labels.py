@@ -4,6 +4,7 @@ drift report are the judge's calibration (`arena.judge.anchors`, `arena.judge.dr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,7 +14,7 @@ from sqlmodel import Session, select
 from arena.db.eval_tables import CalibrationAnchor, EvalLabel, EvalResult
 from arena.evals.graders.llm_judge import rubric
 from arena.evals.scores import Sample
-from arena.evals.workflow_rubrics import available
+from arena.evals.workflow_rubrics import WorkflowRubric, available
 from arena.judge.anchors import anchor_items, reference_agreement
 from arena.ops import audit
 
@@ -60,6 +61,29 @@ def add_label(
         s.commit()
         assert row.id is not None
         return row.id
+
+
+def human_label_values(rubric: WorkflowRubric, form: Mapping[str, str]) -> dict[str, Any]:
+    """The rubric's quick human labels read from form fields `h_<key>` (empty ones skipped): yes / no as a
+    boolean, a scale as a whole number in its range, a choice as the chosen word. ValueError names a bad one."""
+    values: dict[str, Any] = {}
+    for label in rubric.human_labels:
+        raw = str(form.get(f"h_{label.key}", "")).strip()
+        if not raw:
+            continue
+        if label.kind == "yes_no":
+            if raw not in ("yes", "no"):
+                raise ValueError(f"{label.key}: choose yes or no")
+            values[label.key] = raw == "yes"
+        elif label.kind == "scale":
+            if raw not in {str(n) for n in range(label.low, label.high + 1)}:
+                raise ValueError(f"{label.key}: a whole number from {label.low} to {label.high}")
+            values[label.key] = int(raw)
+        else:
+            if raw not in label.choices:
+                raise ValueError(f"{label.key}: one of {', '.join(label.choices)}")
+            values[label.key] = raw
+    return values
 
 
 async def judge_anchors(engine: Engine, judge: Any) -> list[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """Suite files (TOML): cases, model runs with parameter overrides and grid sweeps, graders and thresholds.
 
 A suite is validated whole before anything runs; every problem is reported as `FILE:LINE: reason` and an
-invalid suite is refused. Image paths (references, masks) resolve relative to the suite file and must stay in
-its folder (symlinks followed); model-run params may set generation parameters only
+invalid suite is refused. Image paths (references, masks, ground truths) resolve relative to the suite file and
+must stay in its folder (symlinks followed); model-run params may set generation parameters only
 (`arena.generation.providers.overrides`).
 """
 
@@ -42,6 +42,7 @@ CASE_KEYS = {
     "prompt_id",
     "text_match",
     "extra_text",
+    "ground_truth",
 }
 MODEL_KEYS = {"model", "label", "params", "sweep"}
 SUITE_KEYS = {"name", "workflow", "description", "samples", "seed"}
@@ -182,6 +183,10 @@ class _Checker:
         if "mask" in item:
             masks = self.images((*at, "mask"), [item["mask"]])
             mask = masks[0] if masks else None
+        truth = None
+        if "ground_truth" in item:  # checked like references: inside the suite's folder, a usable image
+            truths = self.images((*at, "ground_truth"), [item["ground_truth"]])
+            truth = truths[0] if truths else None
         region = item.get("edit_region")
         if region is not None and not _region(region):
             self.bad(
@@ -223,6 +228,7 @@ class _Checker:
             text_match,
             extra_text,
             xfail.strip(),
+            truth,
         )
 
     def case_images(self, at: tuple[object, ...], value: Any) -> dict[str, tuple[Path, ...]]:

@@ -39,6 +39,7 @@ class Case:
     text_match: str = ""  # exact | case_insensitive | contains; "" = the grader's or the workflow's rule
     extra_text: bool | None = None  # None = the grader's or the workflow's rule
     xfail: str = ""  # why the case is expected to fail; "" = not marked (see arena.evals.summary)
+    ground_truth: Path | None = None  # the correct result (from the design source), shown to the judge
 
     @property
     def modality(self) -> str:

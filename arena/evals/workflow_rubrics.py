@@ -1,5 +1,6 @@
 """Versioned rubric texts per workflow (arena/evals/rubrics/*.toml): metrics with anchored 0-5 scales or
-pass / fail questions, thresholds and the workflow's failure tags; and the judge prompt and schema per metric."""
+pass / fail questions, thresholds and the workflow's failure tags, the quick human labels the console asks
+for; and the judge prompt and schema per metric."""
 
 from __future__ import annotations
 
@@ -22,6 +23,20 @@ class Metric:
     question: str
     scale: tuple[str, ...] = ()
     threshold: float | None = None
+    zoom: bool = False  # a text-accuracy question: the judge also gets zoomed views of the output
+
+
+@dataclass(frozen=True)
+class HumanLabel:
+    """A quick label a person gives beside the metrics: yes / no, a whole number from `low` to `high`, or one
+    of `choices` (the seed's rubric labels, e.g. UI clarity 1-5 or try-on artifacts none / minor / major)."""
+
+    key: str
+    question: str
+    kind: str  # "yes_no" | "scale" | "choice"
+    low: int = 0
+    high: int = 0
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -33,6 +48,7 @@ class WorkflowRubric:
     role: str
     failure_tags: tuple[str, ...]
     metrics: tuple[Metric, ...]
+    human_labels: tuple[HumanLabel, ...] = ()
 
     def metric(self, key: str) -> Metric:
         """The metric named `key` (KeyError when absent)."""
@@ -52,10 +68,30 @@ def load_rubric(workflow: str) -> WorkflowRubric:
     """The shipped rubric of `workflow` (FileNotFoundError when there is none)."""
     data = tomllib.loads((RUBRIC_DIR / f"{workflow}.toml").read_text())
     metrics = tuple(
-        Metric(m["key"], m["kind"], m["title"], m["question"], tuple(m.get("scale", ())), m.get("threshold"))
+        Metric(
+            m["key"],
+            m["kind"],
+            m["title"],
+            m["question"],
+            tuple(m.get("scale", ())),
+            m.get("threshold"),
+            bool(m.get("zoom", False)),
+        )
         for m in data["metrics"]
     )
-    return WorkflowRubric(workflow, data["version"], data["role"], tuple(data["failure_tags"]), metrics)
+    labels = tuple(
+        HumanLabel(
+            h["key"],
+            h["question"],
+            h["kind"],
+            *(h.get("range", (0, 0))),
+            choices=tuple(h.get("choices", ())),
+        )
+        for h in data.get("human_labels", ())
+    )
+    return WorkflowRubric(
+        workflow, data["version"], data["role"], tuple(data["failure_tags"]), metrics, labels
+    )
 
 
 def system_prompt(rubric: WorkflowRubric, metric: Metric) -> str:

@@ -65,7 +65,8 @@ def make_anchor(
 
 
 def reference_agreement(reference: dict[str, Any], labels: dict[str, Any]) -> float | None:
-    """Share of the reference's metrics that `labels` matches (0-5 within one point; booleans exactly)."""
+    """Share of the reference's metrics that `labels` matches (0-5 within one point; booleans and words such as
+    an artifacts label exactly)."""
     hits = total = 0
     for key, want in reference.items():
         if key not in labels or labels[key] is None:
@@ -74,6 +75,8 @@ def reference_agreement(reference: dict[str, Any], labels: dict[str, Any]) -> fl
         got = labels[key]
         if isinstance(want, bool) or isinstance(got, bool):
             hits += bool(want) == bool(got)
+        elif isinstance(want, str) or isinstance(got, str):
+            hits += want == got
         else:
             hits += abs(float(want) - float(got)) <= AGREE_WITHIN
     return hits / total if total else None

@@ -174,6 +174,7 @@ def test_case_images_a_folder_and_a_manifest_are_graded_by_every_grader(
     assert by_sample[0]["preservation"]["passed"] is True  # the folder's untouched logo
     assert by_sample[1]["preservation"]["passed"] is False  # the manifest's damaged one
     assert by_sample[1]["rubric:non_target_invariance"]["value"] == 0.0  # lowered by the failed pixel check
-    assert len(fake_chat.calls) == 2 * 3 and all(len(c.image_urls) == 2 for c in fake_chat.calls)
+    # each call: the reference, the reference with the edit region outlined, and the output
+    assert len(fake_chat.calls) == 2 * 3 and all(len(c.image_urls) == 3 for c in fake_chat.calls)
     bad = run(*args[:-1], str(tmp_path / "r2"), "--images", str(tmp_path / "given"))
     assert bad.exit_code == 2 and "no case 'bad' in the suite" in bad.output

@@ -110,7 +110,8 @@ def test_a_run_stores_everything_writes_reports_and_fails_below_threshold(env, f
     assert summary["runs"]["sandbox-palimpsest"]["metrics"]["rubric:non_target_invariance"]["mean"] == 0.0
     assert summary["runs"]["sandbox-retouch"]["metrics"]["rubric:non_target_invariance"]["mean"] == 5.0
     assert len(fake_chat.calls) == 4 * METRICS
-    assert all(len(c.image_urls) == 2 for c in fake_chat.calls)  # the reference and the output
+    # the reference, the reference with the edit region outlined, and the output (no text asked for: no zoom)
+    assert all(len(c.image_urls) == 3 for c in fake_chat.calls)
     lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     assert len(lines) == 4 and all(len(x["scores"]) >= 2 + METRICS for x in lines)
     html = (out / "report.html").read_text()

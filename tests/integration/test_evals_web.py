@@ -182,3 +182,64 @@ def test_the_judge_re_scores_anchors_into_the_drift_report(engine, tmp_path, fak
     drift = anchor_drift(engine)
     assert {s["source"] for s in drift["series"]} == {"judge"}  # ana's labels predate the anchor
     assert drift["series"][0]["mean_agreement"] == pytest.approx(2 / 3)
+
+
+LABEL_SUITE = """
+[suite]
+name = "labels"
+workflow = "{workflow}"
+
+[[models]]
+model = "{model}"
+
+[[graders]]
+name = "basic"
+
+[[cases]]
+id = "one"
+task = "{task}"
+prompt = "A mobile checkout screen with a Place Order button."
+{references}
+"""
+
+
+@pytest.mark.parametrize(
+    ("workflow", "model", "task", "field", "good", "bad", "stored"),
+    [
+        ("ui_mockup", "sandbox-aurora", "generation", "h_usability_clarity", "4", "6", 4),
+        ("virtual_tryon", "sandbox-retouch", "editing", "h_artifacts", "minor", "severe", "minor"),
+    ],
+)
+def test_the_labelling_form_asks_the_rubric_human_labels(
+    settings, engine, tmp_path, workflow, model, task, field, good, bad, stored
+):
+    upgrade_database(engine)
+    references = 'references = ["logo.png", "logo.png"]' if task == "editing" else ""
+    (tmp_path / "logo.png").write_bytes(LOGO.read_bytes())
+    (tmp_path / "suite.toml").write_text(
+        LABEL_SUITE.format(workflow=workflow, model=model, task=task, references=references)
+    )
+    registry = {e.slug: e for e in load_registry(ROOT / "models.toml")}
+    suite = load_suite(tmp_path / "suite.toml", {k: v.modality for k, v in registry.items()})
+    runner = SuiteRunner(suite, engine, registry, RunConfig(tmp_path / "run", progress=lambda _: None))
+    asyncio.run(runner.run())
+    from arena.evals.store import load_run
+
+    run_id, result_id = runner.run_id, load_run(engine, runner.run_id)[1][0][0].id
+    with Session(engine) as session:
+        token = operators.add_operator(session, "ana", "operator", actor="test")
+    with (
+        serve(create_app(settings, engine=engine)) as url,
+        httpx.Client(base_url=url, timeout=30, follow_redirects=True) as client,
+    ):
+        client.post("/admin/login", data={"token": token})
+        item = client.get(f"/evals/{run_id}/items/{result_id}")
+        assert f'name="{field}" value="{good}"' in item.text and f'value="{bad}"' not in item.text
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', item.text).group(1)
+        path = f"/evals/{run_id}/items/{result_id}/labels"
+        refused = client.post(path, data={"csrf": csrf, field: bad})
+        assert refused.status_code == 400 and field.removeprefix("h_") in refused.text
+        assert client.post(path, data={"csrf": csrf, field: good}).status_code == 200
+    with Session(engine) as session:
+        (label,) = session.exec(select(EvalLabel)).all()
+    assert label.labels == {field.removeprefix("h_"): stored}

@@ -1,16 +1,18 @@
-"""The LLM-judge grader (suites name it "rubric"): one judge call per metric of the workflow's rubric, images
-attached (the case's references first, the output last, as the arena serves them). An answer that keeps
-breaking the schema leaves the metric unscored with the judge client's reason; nothing is guessed."""
+"""The LLM-judge grader (suites name it "rubric"): one judge call per metric of the workflow's rubric, with the
+images `arena.evals.graders.judge_inputs` picks (references, mask and edit region, ground truth, the output, and
+zoomed views for text-accuracy metrics), each captioned by role. An answer that keeps breaking the schema
+leaves the metric unscored with the judge client's reason; nothing is guessed."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
+from arena.evals.graders.judge_inputs import ShownImage, describe, judge_images
 from arena.evals.graders.judge_samples import combine
 from arena.evals.scores import Kind, Sample, Score
 from arena.evals.workflow_rubrics import answer_schema, available, load_rubric, system_prompt
-from arena.judge import JudgeClient, JudgeImage, JudgeRequest
+from arena.judge import JudgeClient, JudgeRequest
 
 
 def check_rubric_options(options: dict[str, Any]) -> tuple[str, str] | None:
@@ -47,8 +49,9 @@ def _kind(metric_kind: str) -> Kind:
     return "gate" if metric_kind == "gate" else "info" if metric_kind == "info" else "graded"
 
 
-def user_text(case: Any, n_refs: int) -> str:
-    """The case as the judge reads it: task, instruction or steps, criteria, expected behaviour, image order."""
+def user_text(case: Any, shown: list[ShownImage]) -> str:
+    """The case as the judge reads it: task, instruction or steps, criteria, required text, expected behaviour,
+    and the attached images in order by role."""
     parts = [f"Task: {'image editing' if case.task == 'editing' else 'image generation'}"]
     if case.steps:
         parts.append(
@@ -58,10 +61,16 @@ def user_text(case: Any, n_refs: int) -> str:
         parts.append(f"Prompt given to the model:\n{case.prompt}")
     if case.criteria:
         parts.append(f"Success criteria:\n{case.criteria}")
+    required = getattr(case, "required_text", ())
+    if required:
+        parts.append("Required text, exactly as written:\n" + "\n".join(f"- {line}" for line in required))
     if case.expected:
         parts.append(f"Expected behaviour:\n{case.expected}")
-    images = f"{n_refs} input image(s) first, then the output" if n_refs else "the output image"
-    parts.append(f"Images attached: {images}.")
+    parts.append(describe(shown))
+    if any(s.role == "zoom" for s in shown):
+        parts.append(
+            "The zoomed views enlarge parts of the output: read every character there before answering."
+        )
     return "\n\n".join(parts)
 
 
@@ -107,18 +116,15 @@ def rubric(
                         )
                     )
                 continue
-            images = [
-                JudgeImage.normalized(ref, f"Input image {i}") for i, ref in enumerate(sample.references, 1)
-            ]
-            images.append(JudgeImage.normalized(sample.output, "Output to grade"))
+            shown = judge_images(sample, zoom=metric.zoom)
             request = JudgeRequest(
                 rubric_id=f"{loaded.workflow}.{metric.key}",
                 rubric_version=loaded.version,
                 system_prompt=system_prompt(loaded, metric),
-                user_text=user_text(sample.case, len(sample.references)),
+                user_text=user_text(sample.case, shown),
                 schema_name=f"{loaded.workflow}_{metric.key}"[:64],
                 schema=answer_schema(loaded, metric),
-                images=tuple(images),
+                images=tuple(s.image for s in shown),
             )
             results = [await judge.judge(replace(request, sample=i)) for i in range(max(1, judge_samples))]
             data, unscored_reason, sample_details = combine(results, gate=kind == "gate")

@@ -13,7 +13,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from sqlmodel import Session, select
 
 from arena.db.eval_tables import CalibrationAnchor, EvalLabel, EvalResult, EvalRun
-from arena.evals.labels import add_label
+from arena.evals.labels import add_label, human_label_values
 from arena.evals.report import read_cases, report_rows
 from arena.evals.store import load_run
 from arena.evals.workflow_rubrics import available, load_rubric
@@ -173,7 +173,8 @@ async def post_labels(
     csrf: Annotated[str, Form()] = "",
     note: Annotated[str, Form(max_length=2000)] = "",
 ) -> Response:
-    """Store a person's quick labels (each rubric metric 0-5 or pass / fail, `usable` yes / no) and tags, under
+    """Store a person's quick labels (each rubric metric 0-5 or pass / fail, the rubric's human labels such as UI
+    clarity 1-5, `usable` yes / no) and tags, under
     the signed-in operator (never a name typed into the form), with an audit entry."""
     labeller = check_form_post(request, settings, csrf)
     run, _, _, _ = _item(request, run_id, result_id)
@@ -192,6 +193,11 @@ async def post_labels(
             if raw not in {str(n) for n in range(6)}:
                 raise HTTPException(status.HTTP_400_BAD_REQUEST, f"{metric.key}: a score from 0 to 5")
             values[metric.key] = int(raw)
+    if rubric is not None:
+        try:
+            values.update(human_label_values(rubric, {k: str(v) for k, v in form.items()}))
+        except ValueError as exc:
+            raise HTTPException(status.HTTP_400_BAD_REQUEST, str(exc)) from exc
     usable = str(form.get("usable", ""))
     if usable in ("yes", "no"):
         values["usable"] = usable == "yes"
