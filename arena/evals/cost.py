@@ -95,7 +95,8 @@ def estimate_run(plan: Plan, existing: dict[tuple[str, str, int], EvalResult]) -
     judge_calls = input_tokens = output_tokens = 0
     for run in plan.runs:
         entry = plan.registry[run.model]
-        line = {"model": run.model, "price_per_image_usd": entry.price_per_image_usd, "items": 0, "done": 0}
+        line: dict[str, Any] = {"model": run.model, "price_per_image_usd": entry.price_per_image_usd}
+        line |= {"items": 0, "done": 0}
         line |= {"given": 0, "cached": 0, "to_generate": 0, "images": 0}
         wanted: list[tuple[Case, str]] = []
         for case in plan.suite.cases:
