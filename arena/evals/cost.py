@@ -96,8 +96,7 @@ def estimate_run(plan: Plan, existing: dict[tuple[str, str, int], EvalResult]) -
     for run in plan.runs:
         entry = plan.registry[run.model]
         line: dict[str, Any] = {"model": run.model, "price_per_image_usd": entry.price_per_image_usd}
-        line |= {"items": 0, "done": 0}
-        line |= {"given": 0, "cached": 0, "to_generate": 0, "images": 0}
+        line |= dict.fromkeys(("items", "done", "given", "cached", "to_generate", "images"), 0)
         wanted: list[tuple[Case, str]] = []
         for case in plan.suite.cases:
             for sample in range(plan.suite.samples):
