@@ -55,9 +55,7 @@ class RunConfig:
     media_dir: Path | None = None  # where imported outputs of external models are read
     skipped: dict[str, str] = field(default_factory=dict)  # grader name -> why it does not run (--no-judge)
     judge_samples: int = 1  # --judge-samples: each judge question asked K times, median / majority
-    use_cache: bool = (
-        True  # False (--no-cache): call the provider even when the generation cache has the image
-    )
+    use_cache: bool = True  # --no-cache: call the provider even for an image the cache holds
     judge_prices: tuple[float | None, float | None] = (None, None)  # USD per 1M judge input / output tokens
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
     on_item: Callable[[int, int], None] | None = None  # (items done, items to do) after each graded item
