@@ -246,6 +246,16 @@ class Settings(BaseSettings):
         description="A judge answer that fails its JSON schema is asked again this many times, then left unscored.",
     )
     judge_timeout_seconds: float = Field(default=120.0, gt=0, description="Timeout of one judge call.")
+    judge_price_input_per_mtok_usd: float | None = Field(
+        default=None,
+        ge=0,
+        description="USD per million judge input tokens, for eval cost figures (unset: judge cost unknown).",
+    )
+    judge_price_output_per_mtok_usd: float | None = Field(
+        default=None,
+        ge=0,
+        description="USD per million judge output tokens, for eval cost figures (unset: judge cost unknown).",
+    )
     judge_min_agreement: float = Field(
         default=0.6,
         ge=0,

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
+from arena.cli.eval_cost import DryRun, MaxCost, NoCache, check_budget
 
 EXIT_REGRESSED = 1
 EXIT_OUTAGE = 3
@@ -61,6 +62,9 @@ def run_command(
             help="Ask each judge question K times: median score, majority pass (a tie fails). Use an odd K.",
         ),
     ] = 1,
+    no_cache: NoCache = False,
+    max_cost: MaxCost = None,
+    dry_run: DryRun = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
@@ -149,12 +153,18 @@ def run_command(
                     media_dir=settings.media_dir,
                     skipped=skipped,
                     judge_samples=judge_samples,
+                    use_cache=not no_cache,
+                    judge_prices=(
+                        settings.judge_price_input_per_mtok_usd,
+                        settings.judge_price_output_per_mtok_usd,
+                    ),
                     on_item=lambda done, total: bars("eval", done, total),
                 ),
                 judge,
             )
         except ValueError as exc:
             fail(str(exc))
+        check_budget(runner, engine, folder, resume, max_cost, dry_run, as_json)
         try:
             run_id = runner.prepare()
         except FileExistsError as exc:
@@ -196,6 +206,9 @@ def run_command(
             typer.echo(f"INCOMPLETE {line}")
         for line in summary.get("xpassed", []):
             typer.echo(f"XPASS {line}: remove its xfail mark")
+        from arena.evals.cost import cost_line
+
+        typer.echo(cost_line(summary["cost"]))
         typer.echo(f"run {run_id}: {folder}/report.html, {folder}/junit.xml")
     raise typer.Exit(code)
 

@@ -1,12 +1,12 @@
 """Tables of the eval harness and the LLM judge: judge answer cache, eval runs, results, scores, human labels,
-calibration anchors and automatic grades of arena outputs. Imported by `arena.db.tables` so one metadata holds
-every table; migration 0008 creates them.
+calibration anchors, automatic grades of arena outputs and the eval generation cache. Imported by
+`arena.db.tables` so one metadata holds every table; migration 0008 creates them (0020 the generation cache).
 """
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from arena.db.types import UtcDateTime, utcnow
@@ -78,6 +78,21 @@ class EvalResult(SQLModel, table=True):
     verdict: str = Field(default="", max_length=16)
     failure_tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     latency_s: float | None = None
+    source: str = Field(default="", max_length=16)  # generated | cache | given ("" before 0020, or none)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_now_column())
+
+
+class EvalGeneration(SQLModel, table=True):
+    """A successful eval generation, keyed by the hash of everything that made it (arena.evals.gen_cache):
+    a later run asking the same thing reuses the image instead of calling the provider again."""
+
+    __tablename__ = "eval_generation_cache"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=64, unique=True)
+    model_slug: str = Field(max_length=64)
+    image: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    image_sha256: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_now_column())
 
 

@@ -21,6 +21,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from arena.evals.cost import estimate_run, run_cost
+from arena.evals.gen_cache import SOURCE_GIVEN, GenerationCache, generation_key, through_cache
 from arena.evals.graders import build_grader
 from arena.evals.scores import Sample, Score
 from arena.evals.skipped import skipped_grader
@@ -53,6 +55,8 @@ class RunConfig:
     media_dir: Path | None = None  # where imported outputs of external models are read
     skipped: dict[str, str] = field(default_factory=dict)  # grader name -> why it does not run (--no-judge)
     judge_samples: int = 1  # --judge-samples: each judge question asked K times, median / majority
+    use_cache: bool = True  # --no-cache: call the provider even for an image the cache holds
+    judge_prices: tuple[float | None, float | None] = (None, None)  # USD per 1M judge input / output tokens
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
     on_item: Callable[[int, int], None] | None = None  # (items done, items to do) after each graded item
 
@@ -111,6 +115,7 @@ class SuiteRunner:
             )
             for spec in suite.graders
         ]
+        self.gen_cache = GenerationCache(engine)
         self.run_id = ""
         self._done = 0
         self._total = 0
@@ -176,6 +181,7 @@ class SuiteRunner:
             out_dir=str(self.config.out_dir.resolve()),
         )
         existing = store.existing()
+        estimated = estimate_run(self, existing)  # before any generation fills the cache
         todo = [
             (run, case, sample)
             for run in self.runs
@@ -210,6 +216,8 @@ class SuiteRunner:
             skipped=self.config.skipped,
             xfail={c.id: c.xfail for c in self.suite.cases if c.xfail},
         )
+        summary["cost"] = run_cost(items, self.suite, self.registry, self.judge, self.config.judge_prices)
+        summary["cost"]["estimate"] = estimated
         code = exit_code(summary)
         store.finish(summary, code)
         write_jsonl(self.config.out_dir / "results.jsonl", loaded[1])
@@ -235,6 +243,7 @@ class SuiteRunner:
             error, result_id = row.error, row.id
         else:
             given = self._given(run, case, sample)
+            source = SOURCE_GIVEN if given is not None else ""
             if given is not None:
                 output, error = given[0], ""
                 self.config.progress(f"{case.id} x {run.label}#{sample}: grading {given[1]}")
@@ -248,7 +257,23 @@ class SuiteRunner:
                     ),
                 )
             else:
-                output, error = await self._generate(provider, case, run, sample, references, mask)
+                entry = self.registry[run.model]
+                key = generation_key(
+                    entry.slug,
+                    entry.adapter,
+                    self.params[run.label],
+                    case,
+                    self.suite.seed + sample,
+                    references,
+                    mask,
+                )
+                output, error, source = await through_cache(
+                    self.gen_cache,
+                    key,
+                    entry.slug,
+                    self.config.use_cache,
+                    lambda: self._generate(provider, case, run, sample, references, mask),
+                )
             rel = ""
             if output is not None:
                 rel = f"artifacts/{_safe(case.id)}__{_safe(run.label)}__{sample}.png"
@@ -264,6 +289,7 @@ class SuiteRunner:
                 artifact_path=rel,
                 artifact_sha256=hashlib.sha256(output).hexdigest() if output else "",
                 latency_s=time.perf_counter() - started,
+                source=source,
             )
         sample_in = Sample(case, output, references, mask, error)
         scores: list[Score] = []

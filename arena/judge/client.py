@@ -145,6 +145,8 @@ class JudgeClient:
         self._sleep = sleep
         self._client: httpx.AsyncClient | None = None
         self.calls_made = 0
+        self.input_tokens = 0  # summed from each answer's `usage` (prompt / completion tokens): what was paid
+        self.output_tokens = 0
 
     async def judge(self, request: JudgeRequest) -> JudgeResult:
         """The cached or fresh result of `request`; API failures come back unscored with failure="http"."""
@@ -242,9 +244,12 @@ class JudgeClient:
             else:
                 if response.status_code == 200:
                     try:
-                        return response.json(), ""
+                        body = response.json()
                     except ValueError:
                         reason = "judge API sent a body that is not JSON"
+                    else:
+                        self._count_usage(body)
+                        return body, ""
                 else:
                     reason = f"judge API answered HTTP {response.status_code}: {_error_message(response)}"
                     if not retryable_status(response.status_code):
@@ -253,6 +258,15 @@ class JudgeClient:
             if policy.may_retry(attempt + 1):
                 await self._sleep(policy.delay(attempt, retry_after=retry_after))
         return None, reason
+
+    def _count_usage(self, body: Any) -> None:
+        """Add the answer's token usage (OpenAI `usage.prompt_tokens` / `completion_tokens`) when it has one."""
+        usage = body.get("usage") if isinstance(body, dict) else None
+        if isinstance(usage, dict):
+            for field, attr in (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_tokens")):
+                value = usage.get(field)
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                    setattr(self, attr, getattr(self, attr) + value)
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
