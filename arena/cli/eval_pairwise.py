@@ -61,6 +61,12 @@ def pairwise_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="Folder for pairwise.json / .md (default RUN's).")
     ] = None,
+    humans: Annotated[
+        bool,
+        typer.Option(
+            "--humans", help="Add the votes of private sets shared from these runs (arena eval share)."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Judge each case's two outputs in both orders (A wins only when both answers say so, else a tie); report
@@ -100,6 +106,8 @@ def pairwise_command(
             closing(client, judge_pairs(client, rubrics, items, concurrency=concurrency, progress=_progress))
         )
         report = build_report(outcomes, unpaired, ids, config.model)
+        if humans:
+            report["humans"] = _humans(engine, ids, {(i.label_a, i.label_b) for i in items})
     folder = out or sides[0].out_dir
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "pairwise.json").write_text(json.dumps(report, indent=2, default=str))
@@ -110,10 +118,69 @@ def pairwise_command(
     _echo(report, folder)
 
 
+def _humans(engine: Any, ids: list[str], labels: set[tuple[str, str]]) -> dict[str, Any]:
+    """The human tallies of every private set of these runs and label pairs, beside the judge's."""
+    from arena.evals.pairwise_stats import tally
+    from arena.evals.private_set import human_verdicts, sets_for
+
+    sets = sets_for(engine, ids, labels)
+    verdicts = human_verdicts(engine, [s.id for s in sets if s.id is not None])
+    return {
+        "set": ", ".join(f"#{s.id}" for s in sets) or "none",
+        "votes": len(verdicts),
+        "pairs_by_label": tally(verdicts),
+    }
+
+
+def share_command(
+    run: Annotated[str, typer.Argument(help="Eval run id or run folder.")],
+    run2: Annotated[str | None, typer.Argument(help="A second eval run (B's outputs come from it).")] = None,
+    label_a: Annotated[str | None, typer.Option("--a", help="Model run of A (of RUN).")] = None,
+    label_b: Annotated[str | None, typer.Option("--b", help="Model run of B (of RUN2 when given).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the set as JSON.")] = False,
+) -> None:
+    """Publish A's and B's outputs as a private matchup set: a secret link (/private/TOKEN) where invited voters
+    vote blind, apart from the public arena and its board. `arena eval pairwise --humans` tallies the votes."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    from arena.evals.pairwise import PairwiseError, collect_pairs, run_sides
+    from arena.evals.private_set import PrivateSetError, create_set
+
+    settings = load_settings()
+    ids = [_run_id(r) for r in (run, run2) if r]
+    with engine_for(settings) as engine:
+        try:
+            items, unpaired = collect_pairs(run_sides(engine, ids), label_a, label_b)
+            if not items:
+                fail("no case has an output from both sides: nothing to share")
+            token, set_id = create_set(engine, ids[0], ids[-1], items)
+        except (OperationalError, ProgrammingError):
+            fail("the database has no private-set tables: run `arena init` (or `arena db upgrade`) first")
+        except (PairwiseError, PrivateSetError) as exc:
+            fail(str(exc))
+    info = {
+        "set_id": set_id,
+        "token": token,
+        "path": f"/private/{token}",
+        "pairs": len(items),
+        "unpaired": unpaired,
+    }
+    if as_json:
+        print_json(info)
+        return
+    typer.echo(
+        f"private set #{set_id}: {len(items)} pairs of {items[0].label_a} vs {items[0].label_b}"
+        f"{f', {len(unpaired)} left out (no partner)' if unpaired else ''}"
+    )
+    typer.echo(f"share this link (on the arena's address): {info['path']}")
+    typer.echo("the token is shown once; only its hash is stored")
+
+
 def _progress(line: str) -> None:
     print(f"  {line}", file=sys.stderr)
 
 
 def register(app: typer.Typer) -> None:
-    """Add the pairwise commands to `arena eval`."""
+    """Add `pairwise` and `share` to `arena eval`."""
     app.command("pairwise")(pairwise_command)
+    app.command("share")(share_command)
