@@ -36,8 +36,11 @@ def _echo(report: dict[str, Any], out: Path) -> None:
             f"  {r['a']} vs {r['b']}: {r['wins']}-{r['losses']}-{r['ties']} (W-L-T), win rate {_pct(r['win_rate'])} "
             f"[Wilson 95% {_pct(low)}-{_pct(high)}], position-consistent {_pct(r['position_consistency'])}"
         )
-    for r in report["bradley_terry"]["rows"]:
+    bt = report["bradley_terry"]
+    for r in bt["rows"]:
         typer.echo(f"  BT {r['label']}: {r['rating']:.0f} [{r['ci_low']:.0f}, {r['ci_high']:.0f}]")
+    for note in ([bt["error"]] if bt["error"] else []) + bt["notes"]:
+        typer.echo(f"  Bradley-Terry: {note}")
     for r in (report.get("humans") or {}).get("pairs_by_label", []):
         typer.echo(
             f"  humans {r['a']} vs {r['b']}: {r['wins']}-{r['losses']}-{r['ties']}, win rate {_pct(r['win_rate'])}"

@@ -164,6 +164,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"| {r['label']} | {r['rating']:.0f} | [{r['ci_low']:.0f}, {r['ci_high']:.0f}] |"
             for r in bt["rows"]
         ]
+    if bt["error"] or bt["notes"]:
+        lines += [""] + [
+            f"Bradley-Terry: {note}" for note in ([bt["error"]] if bt["error"] else []) + bt["notes"]
+        ]
     humans = report.get("humans")
     if humans:
         lines += [
