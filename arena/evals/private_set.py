@@ -114,7 +114,7 @@ def next_showing(engine: Engine, pset: PrivateSet, voter: str, rng: secrets.Syst
             showing = PrivateShowing(
                 id=secrets.token_urlsafe(18),
                 set_id=pset.id or 0,
-                pair_id=rng.choice(list(pairs)),
+                pair_id=rng.choice([p for p in pairs if p is not None]),
                 voter=voter,
                 a_left=rng.random() < 0.5,
             )
@@ -180,8 +180,8 @@ def human_verdicts(engine: Engine, set_ids: list[int]) -> list[Verdict]:
     with Session(engine) as s:
         rows = s.exec(
             select(PrivateShowing, PrivatePair, PrivateSet)
-            .join(PrivatePair, PrivatePair.id == PrivateShowing.pair_id)
-            .join(PrivateSet, PrivateSet.id == PrivateShowing.set_id)
+            .join(PrivatePair, col(PrivatePair.id) == col(PrivateShowing.pair_id))
+            .join(PrivateSet, col(PrivateSet.id) == col(PrivateShowing.set_id))
             .where(col(PrivateShowing.set_id).in_(set_ids or [-1]), PrivateShowing.outcome != None)  # noqa: E711
         ).all()
     return [
