@@ -48,6 +48,7 @@ from arena.web.observe import ObserveMiddleware
 from arena.web.observe import router as metrics_router
 from arena.web.openapi import conforming_openapi
 from arena.web.voter import me
+from arena.web.voter import private as private_sets
 from arena.web.voter import routes as voting
 from prompts_taxonomy import load_taxonomy
 
@@ -148,6 +149,7 @@ def create_app(
     app.include_router(voting.router)
     app.include_router(leaderboard.router)
     app.include_router(me.router)
+    app.include_router(private_sets.router)
     app.include_router(admin.router)
     app.include_router(retirement_web.router)
     app.include_router(judge_web.router)

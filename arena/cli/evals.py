@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli import eval_pairwise
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.cli.eval_cost import DryRun, MaxCost, NoCache, check_budget
 
@@ -15,6 +16,7 @@ EXIT_REGRESSED = 1
 EXIT_OUTAGE = 3
 
 app = typer.Typer(help="The eval harness: suites of cases graded automatically.", no_args_is_help=True)
+eval_pairwise.register(app)
 
 
 def _resolve_run(engine, ref: str) -> str:  # noqa: ANN001

@@ -36,6 +36,9 @@ ROUTES = (
     "GET /leaderboard",
     "GET /api/v1/me",
     "GET /me",
+    "GET /private/{token}",  # private matchup sets of eval outputs (issue 27 item 8)
+    "GET /private/{token}/img/{showing_id}/{side}",
+    "POST /private/{token}/vote",
     "GET /admin",
     "POST /admin/login",
     "GET /admin/sign-in",  # the demo's one-time console link (issue 28 item 1)

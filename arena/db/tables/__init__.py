@@ -3,6 +3,7 @@ in `arena.db.eval_tables` too) on SQLModel's metadata. Schema changes go through
 `arena/db/migrations/versions`."""
 
 import arena.db.eval_tables  # noqa: F401  (registers the eval harness and judge cache tables)
+from arena.db import private_tables  # noqa: F401  (private matchup sets of eval outputs)
 from arena.db.tables.generation import LatencySample, Model, Output
 from arena.db.tables.judge import JudgeCalibrationScore, JudgeRun, JudgeVerdict
 from arena.db.tables.ops import AuditEntry, JobRun, Operator, OperatorSession, SchedulerJob, SchedulerLease
