@@ -135,7 +135,8 @@ def run_command(
         if any(name not in skipped for name in judged):
             judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
             try:
-                judge.config.api_key()
+                if not dry_run:  # an estimate calls no judge, so it needs no key
+                    judge.config.api_key()
             except JudgeConfigError as exc:
                 fail(str(exc))
         from arena.evals.runner import new_run_id
