@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -28,8 +29,22 @@ def _resolve_run(engine, ref: str) -> str:  # noqa: ANN001
 def run_command(
     suite: Annotated[Path, typer.Argument(help="The suite file (TOML).")],
     models: Annotated[
-        str, typer.Option("--models", help="Comma-separated model-run labels or slugs to run (default: all).")
+        str,
+        typer.Option(
+            "--models",
+            help="Comma-separated suite run labels or registry slugs to run (default: the suite's [[models]]).",
+        ),
     ] = "",
+    tag: Annotated[
+        str | None,
+        typer.Option("--tag", help="Run every active registry model with this tag (models.toml tags)."),
+    ] = None,
+    modality: Annotated[
+        str | None,
+        typer.Option(
+            "--modality", help="Run every active registry model of this modality (the suite's cases')."
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default var/evals/<run id>).")
     ] = None,
@@ -102,10 +117,13 @@ def run_command(
     # --no-judge does not drop the judge's checks: they are recorded as skipped, so no item reads as passed.
     judged = [g.name for g in loaded.graders if get_grader(g.name).needs_judge]
     skipped = dict.fromkeys(judged, "--no-judge: the LLM judge did not run") if no_judge else {}
-    wanted = tuple(m.strip() for m in models.split(",") if m.strip())
+    from arena.evals.selection import Selection, SelectionError, select_runs
+
+    try:  # the runs to run: the suite's, or registry models by slug / tag / modality (arena.evals.selection)
+        loaded = replace(loaded, runs=select_runs(loaded, registry, Selection.parse(models, tag, modality)))
+    except SelectionError as exc:
+        fail(str(exc))
     known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
-    if unknown := [m for m in wanted if m not in known]:
-        fail(f"--models: {', '.join(unknown)} not in the suite (runs: {', '.join(sorted(known))})")
     from arena.evals.sources import GivenImages, SourceError, read_folder, read_manifest
 
     given = GivenImages()
@@ -140,7 +158,7 @@ def run_command(
                     folder,
                     concurrency,
                     resume,
-                    wanted,
+                    (),
                     given=given,
                     media_dir=settings.media_dir,
                     skipped=skipped,
