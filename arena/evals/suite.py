@@ -1,4 +1,4 @@
-"""Suite files (TOML): cases, model runs with parameter overrides and grid sweeps, graders and thresholds.
+"""Suite files (TOML): cases, model runs (optional) with parameter overrides and grid sweeps, graders and thresholds.
 
 A suite is validated whole before anything runs; every problem is reported as `FILE:LINE: reason` and an
 invalid suite is refused. Image paths (references, masks) resolve relative to the suite file and must stay in
