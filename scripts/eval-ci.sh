@@ -43,6 +43,7 @@ run() {  # NAME SUITE MODELS_FILE: one `arena eval run`; 0, 1 and 3 are results,
 }
 
 mkdir -p "$out"
+rm -f "$out/comment.md"  # a comment left by an earlier run must not stand for this one
 if [ ! -f "$base/$suite" ]; then
     run pr "$suite" models.toml
     echo "no baseline: $base/$suite does not exist on the base branch, so nothing is compared" | tee "$out/comment.md"

@@ -126,3 +126,51 @@ def test_the_ci_example_passes_an_unchanged_pull_request_and_blocks_a_regression
     assert "METRIC REGRESSED sandbox-inkwell -> sandbox-inkwell preservation" in log
     comment = (worse / "var" / "evals" / "ci" / "comment.md").read_text()
     assert "preservation" in comment and "regress" in comment.lower()
+
+
+TINY = """
+[suite]
+name = "tiny"
+workflow = "generic"
+
+[[models]]
+model = "sandbox-aurora"
+
+[[graders]]
+name = "basic"
+
+[[cases]]
+id = "poster"
+task = "generation"
+prompt = 'A poster that reads "OPEN".'
+"""
+
+
+def script(checkout: Path, bin_dir: Path, base: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"ARENA": str(bin_dir / "arena"), "ARENA_DATABASE_URL": f"sqlite:///{checkout / 'eval.db'}"}
+    return subprocess.run(
+        ["bash", str(ROOT / "scripts" / "eval-ci.sh"), "tiny.toml", str(base), "out"],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_a_new_suite_is_reported_not_compared_and_a_refused_suite_fails_the_job(tmp_path):
+    bin_dir = arena_command(tmp_path)
+    base, pr = tmp_path / "base", tmp_path / "pr"
+    for folder in (base, pr):
+        folder.mkdir()
+        shutil.copy(ROOT / "models.toml", folder / "models.toml")
+    (pr / "tiny.toml").write_text(TINY)
+    done = script(pr, bin_dir, base)  # the base branch has no tiny.toml yet
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no baseline" in (pr / "out" / "comment.md").read_text()
+    assert (pr / "out" / "pr" / "summary.json").is_file()
+    (base / "tiny.toml").write_text(TINY)
+    (pr / "tiny.toml").write_text(TINY.replace('task = "generation"', 'task = "painting"'))
+    done = script(pr, bin_dir, base)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "task must be" in done.stderr and not (pr / "out" / "comment.md").exists()
