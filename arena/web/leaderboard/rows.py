@@ -208,12 +208,14 @@ def row_texts(
                 interval_title=title,
                 votes=f"{r.votes:,}",
                 price=FMT.price(r.price_per_1000),
-                time=(
-                    f"collecting ({r.latency_samples} of {r.timing_min_samples} samples)"
+                time="collecting" if r.timing_collecting else FMT.seconds(r.median_s),
+                time_range=(
+                    f"{r.latency_samples} of {r.timing_min_samples} samples"
                     if r.timing_collecting
-                    else FMT.seconds(r.median_s)
+                    else f"{r.p05_s:.1f}–{r.p95_s:.1f} s"
+                    if has_time
+                    else ""
                 ),
-                time_range=f"{r.p05_s:.1f}–{r.p95_s:.1f} s" if has_time else "",
                 kind="Modified" if r.modified else "Standard",
                 release=r.release_date or FMT.dash,
                 certainty=sure,
