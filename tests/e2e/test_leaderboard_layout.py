@@ -5,6 +5,7 @@ board with names as long as real ones and a model not yet rated."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -14,6 +15,8 @@ from tests.conftest import serve
 from tests.support.unrated_board import NEWCOMER, build
 
 pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +77,18 @@ def test_the_leaderboard_table_fits_its_container_and_names_take_at_most_two_lin
     )
     assert last
     assert wide.locator(f"#lb-unrated tr[data-model={NEWCOMER}]").count() == 1
+
+
+def test_the_not_yet_rated_group_passes_axe(browser: Browser, site: str):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(site + "/leaderboard")
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("async () => await axe.run('#lb-table', {resultTypes: ['violations']})")
+        blocking = [
+            (v["id"], v["help"]) for v in result["violations"] if v["impact"] in ("critical", "serious")
+        ]
+        assert blocking == []
+    finally:
+        context.close()
