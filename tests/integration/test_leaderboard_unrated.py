@@ -54,6 +54,9 @@ def test_the_api_lists_it_after_every_rated_model_with_rank_null_and_the_reason(
     assert "interval unbounded" in newcomer["unrated_reason"]
     rated = rows[:-1]
     assert all(r["rated"] and isinstance(r["rank"], int) and r["unrated_reason"] is None for r in rated)
+    # the settled models are ranked among themselves: the newcomer's unbounded replicates no longer make every
+    # lead insignificant (which gave all seven models rank 1)
+    assert rated[0]["rank"] == 1 and max(r["rank"] for r in rated) > 1
     # whatever the sort, the unrated model stays after the rated ones
     by_rating = client.get("/api/v1/leaderboard", params={"sort": "rating", "order": "desc"}).json()["rows"]
     assert by_rating[-1]["model"] == NEWCOMER
