@@ -213,8 +213,8 @@ def readme(snapshot: dict[str, Any], report: ExportReport) -> str:
         "                            the ones not yet rated (rated: false, rank: null, unrated_reason: fewer than",
         "                            params.min_votes votes and/or an unbounded interval).",
         "",
-        "Reproduce a published board (no database needed; ratings and intervals match the published board exactly;",
-        "the fit's rank counts every model, the published rank only the rated ones):",
+        "Reproduce a published board (no database needed; the digits match the published board exactly, except",
+        "that the fit gives a model not yet rated rank 1 + the number of rated models where the board has null):",
     ]
     for modality, record in snapshot["modalities"].items():
         overall = record["boards"].get("overall")
