@@ -106,7 +106,9 @@ class Settings(BaseSettings):
         "14-day window (2 days of runs); before that the leaderboard shows 'collecting'.",
     )
     min_votes: int = Field(
-        default=300, ge=0, description="Models with fewer votes on a board are marked provisional."
+        default=300,
+        ge=0,
+        description="Models with fewer votes on a board are not yet rated there: no rank, listed after the rated ones.",
     )
     bootstrap_rounds: int = Field(default=1000, ge=0, description="Bootstrap rounds for snapshot intervals.")
     interval_method: Literal["bootstrap", "sandwich"] = Field(
