@@ -194,6 +194,7 @@ def _fit_board(
         rng=np.random.default_rng(opts.seed),
         critical=critical,
         vote_covariance=None if board.cluster is None else vote_level_covariance(fit.theta, board, counts),
+        among=settled if 2 <= settled.sum() < counts.n_models else None,
     )
     rows = tuple(
         BoardRow(
@@ -208,8 +209,8 @@ def _fit_board(
             ties=int(totals["ties"][k]),
             provisional=bool(provisional[k]),
             above=tuple(counts.models[m] for m in order if above[m, k]),
-            p_best=float(sure.p_best[k]),
-            p_top3=float(sure.p_top[k]),
+            p_best=None if np.isnan(sure.p_best[k]) else float(sure.p_best[k]),
+            p_top3=None if np.isnan(sure.p_top[k]) else float(sure.p_top[k]),
             settled_below=None if np.isnan(sure.votes_to_settle[k]) else bool(sure.settled_below[k]),
             votes_to_settle=None if np.isnan(sure.votes_to_settle[k]) else float(sure.votes_to_settle[k]),
         )
