@@ -14,8 +14,8 @@
    remote API) run twice in this process, with --concurrency 4 both times: the old path (an item's graders one
    after another, its judge calls one after another, one OCR engine at a time) and the current one (graders
    together, judge calls bounded by --judge-concurrency, a pool of OCR engines). Items/s and the ratio; the
-   two runs' scores are compared and must be identical. Both paths normalize a case's judge images once (the old
-   code did it once per metric), so the ratio understates the change by that much.
+   two runs' scores are compared and must be identical. Both paths prepare a metric's judge images in a worker
+   thread (the old code did it on the event loop), so the ratio understates the change by that much.
 
     python bench/bench_eval_graders.py [--prompts 12] [--signs 24] [--judge-latency 0.5] [--only-throughput]
 """
