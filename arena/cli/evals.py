@@ -81,6 +81,15 @@ def run_command(
     no_cache: NoCache = False,
     max_cost: MaxCost = None,
     dry_run: DryRun = False,
+    judge_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--judge-concurrency",
+            min=1,
+            max=32,
+            help="Judge calls of one case in flight at once (1: in turn).",
+        ),
+    ] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
@@ -178,6 +187,7 @@ def run_command(
                         settings.judge_price_input_per_mtok_usd,
                         settings.judge_price_output_per_mtok_usd,
                     ),
+                    judge_concurrency=judge_concurrency,
                     on_item=lambda done, total: bars("eval", done, total),
                 ),
                 judge,
