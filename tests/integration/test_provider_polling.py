@@ -79,3 +79,23 @@ def test_three_timed_out_polls_in_a_row_end_the_job_but_the_deadline_is_unchange
     assert "status" in str(info.value)
     [job] = server.jobs.values()
     assert len(job.polls) == 3
+
+
+def test_a_timing_run_keeps_the_methodology_s_fixed_100_ms_grid(server):
+    from scheduler.timing import timing_request
+
+    server.push(JobBehaviour("b64", delay_s=0.8))
+    params = server.params(api_key_env=KEY_ENV, timeout_s=10)
+
+    async def go():
+        provider = build_provider("submit_poll", params, slug="queue")
+        try:
+            return await provider.generate(timing_request("a lighthouse at dusk"))
+        finally:
+            await provider.aclose()
+
+    result = asyncio.run(go())
+    [job] = server.jobs.values()
+    gaps = [b - a for a, b in zip(job.polls, job.polls[1:], strict=False)]
+    assert len(gaps) >= 6 and all(0.05 <= gap <= 0.16 for gap in gaps)
+    assert 0.8 <= result.timing.total_seconds < 1.3  # about one 100 ms step late at most, plus load

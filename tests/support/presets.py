@@ -37,7 +37,7 @@ FAKES: tuple[type[ProviderFake], ...] = (
     FakeXAI,
     FakeGenericQueue,
 )
-URL_KEYS = ("submit_url", "status_url", "endpoint", "base_url")
+URL_KEYS = ("submit_url", "status_url", "endpoint", "base_url", "upload_url")
 DEFAULT_HOSTS = {"google_genai": "generativelanguage.googleapis.com", "openai": "api.openai.com"}
 NOT_HTTP = ("diffusers", "external")  # presets with no provider to fake: covered by their own tests
 

@@ -23,6 +23,9 @@ Sleep = Callable[[float], Awaitable[None]]
 # Consecutive failed status requests (5xx, connection failures, timed-out polls) tolerated before the job is
 # given up. A 429 does not count: the server said when to come back, and the job's deadline bounds the waiting.
 POLL_ERROR_BUDGET = 3
+# The methodology's cadence for timing runs (one call at a time, so at most 10 status requests a second): a fixed
+# 100 ms grid, so the measured time is the provider's and not the polling's granularity.
+TIMING_POLL_S = 0.1
 
 
 @dataclass
@@ -52,6 +55,11 @@ class PollSchedule:
             rng=rng or random.Random(),
         )
 
+    @classmethod
+    def timing(cls) -> PollSchedule:
+        """The fixed 100 ms grid of a timing run (GenerationRequest.extra["timing"])."""
+        return cls(first=TIMING_POLL_S, multiplier=1.0, cap=TIMING_POLL_S, jitter=False)
+
     def next_wait(self) -> float:
         """Seconds from one poll's due time to the next one's; the interval then grows."""
         wait = self.rng.uniform(self.current / 2, self.current) if self.jitter else self.current
@@ -79,11 +87,13 @@ async def poll_until(
     *,
     sleep: Sleep,
     finished: Callable[[httpx.Response], dict[str, Any] | None],
+    schedule: PollSchedule | None = None,
 ) -> PollOutcome:
-    """GET `url` on the schedule until `finished(response)` returns the final state (it raises for a failed
-    job). Polls keep to a grid of due times (each wait added to the last due time, not to when the sleep ended),
-    so neither a poll's own time nor a late wake-up adds up; a grid left behind by a slow poll restarts at now."""
-    schedule = PollSchedule.of(params)
+    """GET `url` on the schedule (the params' own unless given) until `finished(response)` returns the final
+    state (it raises for a failed job). Polls keep to a grid of due times (each wait added to the last due time,
+    not to when the sleep ended), so neither a poll's own time nor a late wake-up adds up; a grid left behind by
+    a slow poll restarts at now."""
+    schedule = schedule or PollSchedule.of(params)
     timeout = _poll_timeout(client, params.poll_timeout_s)
     polls = throttled = errors = streak = 0
     due = time.perf_counter()

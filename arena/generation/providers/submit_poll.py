@@ -39,7 +39,7 @@ from arena.generation.providers.http_common import (
     pick_size,
 )
 from arena.generation.providers.params import SubmitPollParams
-from arena.generation.providers.polling import PollOutcome, poll_until
+from arena.generation.providers.polling import PollOutcome, PollSchedule, poll_until
 from arena.generation.providers.references import Reference, encode, inline, prepare, references_of
 from arena.generation.providers.spec import AdapterSpec, BuildContext
 
@@ -175,6 +175,7 @@ class SubmitPollProvider:
                         p,
                         sleep=self._sleep,
                         finished=self._finished,
+                        schedule=PollSchedule.timing() if request.extra.get("timing") else None,
                     )
                 state, polled_at = outcome.state, outcome.headers_at
                 if p.result_json_url_field is not None:
