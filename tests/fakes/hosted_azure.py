@@ -41,6 +41,8 @@ class FakeAzureOpenAI(FakeOpenAIImages):
 
     def handle(self, request: Request) -> Reply:
         if not request.path.startswith("/files/"):
+            if not self.auth_ok(request):
+                return self.auth_error()
             version = request.query.get("api-version", [""])[0]
             if not version:
                 return Reply.json({"error": {"code": "404", "message": "Resource not found"}}, 404)
