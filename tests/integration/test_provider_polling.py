@@ -49,8 +49,9 @@ def test_four_jobs_of_one_model_poll_at_a_bounded_rate_with_the_default_schedule
         print(f"\n4 jobs of 3 s: {len(polls)} status requests, at most {peak} in one second")
     assert len(results) == 4
     # Waits drawn in [half, all] of an interval starting at 0.5 s and growing x1.5: the shortest run is 0, 0.25,
-    # 0.625, 1.19 s, so at most 3 polls per job in any second, 12 for four jobs (a 100 ms cadence makes 40).
-    assert peak <= 12
+    # 0.625, 1.19 s, so 3 polls per job in a second, 12 for four jobs; 16 leaves room for a late poll caught up on
+    # its grid on a loaded machine (a 100 ms cadence makes 40 and more).
+    assert peak <= 16
     for job in server.jobs.values():
         assert len(job.polls) <= 7
         gaps = [b - a for a, b in zip(job.polls, job.polls[1:], strict=False)]
