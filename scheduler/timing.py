@@ -112,8 +112,11 @@ def sample_counts(engine: Engine) -> dict[str, int]:
 
 
 def timing_request(prompt: str) -> GenerationRequest:
-    """The methodology's timing request: 1024x1024 or the smallest supported square above it, one image."""
-    return GenerationRequest(prompt=prompt, width=1024, height=1024, extra={"resolution": "requested"})
+    """The methodology's timing request: 1024x1024 or the smallest supported square above it, one image; a queue
+    adapter polls it on the methodology's fixed 100 ms grid (`timing`)."""
+    return GenerationRequest(
+        prompt=prompt, width=1024, height=1024, extra={"resolution": "requested", "timing": True}
+    )
 
 
 async def open_provider(model: Model, sleep: Sleep | None) -> tuple[Provider, httpx.AsyncClient | None]:
