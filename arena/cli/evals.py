@@ -137,10 +137,19 @@ def run_command(
     skipped = dict.fromkeys(judged, "--no-judge: the LLM judge did not run") if no_judge else {}
     from arena.evals.selection import Selection, SelectionError, select_runs
 
+    chosen = Selection.parse(models, tag, modality)
     try:  # the runs to run: the suite's, or registry models by slug / tag / modality (arena.evals.selection)
-        loaded = replace(loaded, runs=select_runs(loaded, registry, Selection.parse(models, tag, modality)))
+        loaded = replace(loaded, runs=select_runs(loaded, registry, chosen))
     except SelectionError as exc:
-        fail(str(exc))
+        from arena.evals.given_runs import given_labels, given_runs
+
+        labels = given_labels(images, manifest)
+        if chosen or not labels or loaded.runs or len({c.modality for c in loaded.cases}) != 1:
+            fail(str(exc))
+        # grading your own images needs no model: one run per label the images give (arena.evals.given_runs)
+        runs, entries = given_runs(labels, loaded.cases[0].modality)
+        registry = {**registry, **entries}
+        loaded = replace(loaded, runs=runs)
     known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
     from arena.evals.sources import GivenImages, SourceError, read_folder, read_manifest
 
