@@ -221,6 +221,15 @@ class Settings(BaseSettings):
         description="A request body not fully received this long after its headers gets 408 and the connection "
         "is closed; a body being received holds no request slot.",
     )
+    metrics: Literal["public", "token", "off"] = Field(
+        default="token",
+        description="Who may read `/metrics`: anyone (public), a bearer token (ARENA_METRICS_TOKEN or an operator "
+        "token), or nobody (off: 404).",
+    )
+    metrics_token: str = Field(
+        default="",
+        description="Bearer token that reads `/metrics` and nothing else (for the Prometheus scrape config).",
+    )
     log_format: Literal["json", "text"] = Field(
         default="json", description="`arena serve` logs: one JSON object a line with a request id, or text."
     )

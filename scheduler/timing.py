@@ -31,7 +31,7 @@ from arena.generation.providers import (
 from arena.generation.providers.adapters import parse_params
 from arena.generation.providers.sandbox import SandboxProvider
 from arena.leaderboard.latency import TIMED_MODALITY as MODALITY
-from arena.runtime.observability import TIMINGS
+from arena.runtime.observability import GENERATION_SECONDS, TIMINGS
 from arena.settings import Settings
 from scheduler.measure import Measurement, PerfCounter, measure, timing_client
 from scheduler.selection import active_timing_prompts, choose_prompt, recent_uses
@@ -176,6 +176,8 @@ def store_sample(
             )
         )
     TIMINGS.labels(model, m.status).inc()
+    if m.status == "ok" and m.seconds is not None:
+        GENERATION_SECONDS.labels(model, "timing").observe(m.seconds)
 
 
 async def _time_model(

@@ -36,7 +36,7 @@ from arena.generation.providers.base import (
 from arena.media.images import ImageRejected
 from arena.media.publication import looks_alike
 from arena.media.store import MediaStore, StoredImage
-from arena.runtime.observability import GENERATIONS
+from arena.runtime.observability import GENERATION_SECONDS, GENERATIONS
 from arena.runtime.retry import RetryPolicy, is_retryable
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -234,6 +234,7 @@ class Backfill:
         if self._write(job, values):
             self.report.generated += 1
             GENERATIONS.labels(job.model_slug, "ok").inc()
+            GENERATION_SECONDS.labels(job.model_slug, "backfill").observe(timing.total_seconds)
         else:
             self.store.discard(stored.media_id)
             self.report.skipped += 1
