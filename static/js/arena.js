@@ -149,6 +149,10 @@
       if (err.status === 503) setTimeout(() => { if (!state.matchup) next(); }, 5000);
     } finally {
       state.busy = false;
+      // a tab chosen while this matchup was loading: switch now (it used to be dropped)
+      const pending = state.pendingTab;
+      state.pendingTab = null;
+      if (pending) selectTab(pending);
     }
   }
 
@@ -281,7 +285,11 @@
   // Modality tabs: arrow keys move between tabs (roving tabindex), Enter / Space / click selects.
   const tabs = Array.from(root.querySelectorAll("[role=tab]"));
   function selectTab(tab) {
-    if (state.busy || tab.getAttribute("aria-selected") === "true") return;
+    if (state.busy) {
+      state.pendingTab = tab; // taken up when the loading matchup is in (see next())
+      return;
+    }
+    if (tab.getAttribute("aria-selected") === "true") return;
     for (const t of tabs) {
       t.setAttribute("aria-selected", String(t === tab));
       t.tabIndex = t === tab ? 0 : -1;
@@ -290,7 +298,12 @@
     next();
   }
   for (const tab of tabs) {
-    tab.addEventListener("click", () => selectTab(tab));
+    tab.addEventListener("click", (event) => {
+      selectTab(tab);
+      // A pointer click leaves focus on the tab, where 1-4 never vote: hand it back to the page so the voting
+      // keys work. A keyboard activation (detail 0) keeps focus on the tab list, as the tabs pattern expects.
+      if (event.detail > 0) tab.blur();
+    });
     tab.addEventListener("keydown", (event) => {
       if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
       event.preventDefault();

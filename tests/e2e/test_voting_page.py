@@ -99,6 +99,36 @@ def test_editing_tab_shows_the_reference_image_and_the_instruction(page, live_wo
     _revealed(page)
 
 
+def test_a_tab_clicked_while_a_matchup_loads_is_taken_and_the_keys_still_vote(
+    page, live_world, world, frozen
+):
+    """Issue 28 item 7: a tab click while the next matchup loaded was dropped, and afterwards 1-4 did nothing
+    (focus stayed on the tab, where voting keys are ignored by design)."""
+    page.goto(live_world + "/")
+    _ready(page)
+    page.evaluate("() => document.getElementById('skip').click()")  # the next matchup starts loading
+    assert page.evaluate("() => document.getElementById('pair').classList.contains('loading')")
+    page.click("[role=tab][data-modality=image_editing]")
+    page.wait_for_selector("#side-reference:not([hidden])", timeout=20_000)
+    _ready(page, frozen)
+    assert page.locator("[role=tab][data-modality=image_editing]").get_attribute("aria-selected") == "true"
+    assert page.locator("#prompt-label").text_content() == "Edit instruction"
+    assert not page.evaluate("() => document.activeElement.closest('[role=tablist]') !== null")
+    page.keyboard.press("1")
+    _revealed(page)
+    # the keyboard way keeps focus on the tab list, where digits never vote
+    page.keyboard.press("n")
+    _ready(page, frozen)
+    page.focus("[role=tab][data-modality=image_editing]")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#side-reference[hidden]", state="attached", timeout=20_000)
+    _ready(page, frozen)
+    page.keyboard.press("1")
+    page.wait_for_timeout(500)
+    assert not page.evaluate("() => document.getElementById('arena').classList.contains('revealed')")
+
+
 def test_on_a_phone_the_images_stack_and_the_buttons_fit(browser, live_world, world, frozen):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
