@@ -1,8 +1,9 @@
 // The arena page: load a blind matchup, show the prompt, both images and the buttons on one screen, enable the
 // vote only after both images have been shown for the minimum time, take a vote by button or explicit key
 // (1-4; never arrows or Space, which scroll), reveal the models, and load the next matchup without a reload.
-// A lightbox shows any image full size; edit matchups compare each output with its reference. No external
-// requests, no inline script (the page's CSP allows scripts from 'self' only).
+// A lightbox shows any image full size; edit matchups compare each output with its reference. On a phone one
+// image shows at a time, full width, switched by the A / B (/ Reference) buttons or a swipe, and the vote opens
+// only once both A and B have been shown. No external requests, no inline script (the CSP allows 'self' only).
 "use strict";
 (function () {
   const root = document.getElementById("arena");
@@ -11,7 +12,10 @@
   const state = {
     modality: root.dataset.modality, matchup: null, nonce: null, voted: false, busy: false,
     ready: false, count: 0, timer: null, shown: "left", size: 1024,
+    view: "left", seen: new Set(), waited: false,
   };
+  // The one-image-at-a-time layout: the same breakpoint as the phone rules of arena.css.
+  const PHONE = window.matchMedia("(max-width: 700px)");
   const LEDE = {
     text_to_image: "Two images made from the same prompt by two anonymous models. Pick the better one; the names are revealed after you vote.",
     image_editing: "Two anonymous models each edited the reference image by the same instruction. Pick the better edit; the names are revealed after you vote.",
@@ -32,7 +36,8 @@
   const SIZES = (root.dataset.imageSizes || "1024").split(" ").map(Number);
   const FULL = SIZES[SIZES.length - 1];
   function sizeClass() {
-    const box = $("img-left").getBoundingClientRect().width || FULL;
+    const shown = ["left", "right", "reference"].map((s) => $("img-" + s).getBoundingClientRect().width);
+    const box = shown.find((w) => w > 0) || FULL;
     const need = 0.9 * box * (window.devicePixelRatio || 1);
     return SIZES.find((s) => s >= need) || FULL;
   }
@@ -94,6 +99,34 @@
       c.textContent = "Show before";
     }
     $("lightbox").querySelector("[data-show=reference]").hidden = !m.reference;
+    $("flip").querySelector("[data-view=reference]").hidden = !m.reference;
+  }
+
+  // Phone layout: which image shows, and whether the voter has seen both A and B yet.
+  function seenBoth() { return !PHONE.matches || (state.seen.has("left") && state.seen.has("right")); }
+  function setView(view) {
+    if (view === "reference" && !(state.matchup && state.matchup.reference)) return;
+    state.view = view;
+    state.seen.add(view);
+    $("pair").dataset.view = view;
+    for (const b of $("flip").querySelectorAll("[data-view]")) b.setAttribute("aria-pressed", String(b.dataset.view === view));
+    $("flip-hint").hidden = state.seen.has("left") && state.seen.has("right");
+    openVote();
+  }
+  function stepView(step) {
+    const views = ["reference", "left", "right"].filter((v) => v !== "reference" || (state.matchup && state.matchup.reference));
+    const i = views.indexOf(state.view);
+    setView(views[Math.min(views.length - 1, Math.max(0, i + step))]);
+  }
+  // Voting opens once the minimum time has passed and (on a phone) both images have been shown.
+  function openVote() {
+    if (!state.waited || state.ready || state.voted || state.busy || !state.matchup) return;
+    if (!seenBoth()) {
+      setStatus("Now look at B (tap B or swipe): voting opens once you have seen both images.");
+      return;
+    }
+    setChoicesEnabled(true);
+    setStatus("Which image is better? Use the buttons or the keys 1-4 shown on them.");
   }
 
   function startWait(seconds) {
@@ -108,8 +141,8 @@
     const m = state.matchup;
     state.timer = setTimeout(() => {
       if (state.matchup !== m || state.voted) return;
-      setChoicesEnabled(true);
-      setStatus("Which image is better? Use the buttons or the keys 1-4 shown on them.");
+      state.waited = true;
+      openVote();
     }, seconds * 1000);
   }
 
@@ -130,6 +163,9 @@
       const m = await post("/api/v1/matchups", { modality: state.modality });
       state.matchup = m;
       showPrompt(m);
+      state.waited = false;
+      state.seen = new Set();
+      setView("left");
       window.scrollTo({ top: 0, behavior: "instant" });
       state.size = sizeClass();
       const loads = [loadImage($("img-left"), shownUrl("left")), loadImage($("img-right"), shownUrl("right"))];
@@ -140,7 +176,9 @@
       await Promise.all(loads);
       $("pair").classList.remove("loading");
       $("skip").disabled = false;
-      setStatus("Look at both images; voting opens in a moment.");
+      setStatus(PHONE.matches
+        ? "Look at A, then B (tap B or swipe); voting opens once you have seen both."
+        : "Look at both images; voting opens in a moment.");
       startWait(Math.max(0, Number(m.min_seconds) || 0));
     } catch (err) {
       setStatus(err.message);
@@ -270,6 +308,21 @@
       root.querySelector("#side-" + c.dataset.side).classList.toggle("before", before);
     });
   }
+
+  // Phone layout: the A / B (/ Reference) buttons, and a horizontal swipe over the image steps between them.
+  for (const b of $("flip").querySelectorAll("[data-view]")) b.addEventListener("click", () => setView(b.dataset.view));
+  let touch = null;
+  $("pair").addEventListener("touchstart", (event) => {
+    touch = event.touches.length === 1 ? { x: event.touches[0].clientX, y: event.touches[0].clientY } : null;
+  }, { passive: true });
+  $("pair").addEventListener("touchend", (event) => {
+    if (!touch || !PHONE.matches || event.changedTouches.length !== 1) return;
+    const dx = event.changedTouches[0].clientX - touch.x;
+    const dy = event.changedTouches[0].clientY - touch.y;
+    touch = null;
+    if (Math.abs(dx) >= 50 && Math.abs(dx) > 1.5 * Math.abs(dy)) stepView(dx < 0 ? 1 : -1);
+  }, { passive: true });
+  PHONE.addEventListener("change", () => openVote());
 
   $("more").addEventListener("click", () => {
     const open = $("prompt").classList.toggle("clamped") === false;

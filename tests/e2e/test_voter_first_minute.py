@@ -102,10 +102,16 @@ def test_thirty_votes_in_a_row_see_varied_pairs_never_the_same_twice_running(pag
 
 
 def test_scrolling_keys_scroll_and_vote_for_nothing(browser, demo_site, initialized):
-    # A phone-width window with a keyboard: the images stack, so the page is taller than the window (on a
-    # desktop window the matchup fits one screen and there is nothing to scroll).
+    # A phone-width window with a keyboard: image, buttons and hints stack, so the page is taller than the
+    # window (on a desktop window the matchup fits one screen and there is nothing to scroll).
     page = browser.new_context(viewport={"width": 390, "height": 700}, bypass_csp=True).new_page()
     page.goto(demo_site + "/")
+    _loaded(page)
+    page.click("#flip button[data-view=right]")  # one image at a time: the vote opens once B was seen too
+    page.click("#flip button[data-view=left]")
+    page.evaluate(
+        "document.activeElement.blur()"
+    )  # Space on a focused button presses it instead of scrolling
     page.wait_for_selector("button[data-choice=left]:not([disabled])", timeout=20_000)
     assert page.evaluate("document.documentElement.scrollHeight > window.innerHeight + 200")
     assert page.evaluate("document.activeElement.closest('#choices') === null")  # no vote button has focus
@@ -167,7 +173,8 @@ def test_on_a_phone_the_vote_bar_stays_reachable_while_scrolling(browser, demo_s
     page = _phone(browser)
     page.goto(demo_site + "/")
     _loaded(page)
-    page.locator("#side-right").scroll_into_view_if_needed()
+    page.tap("#flip button[data-view=right]")
+    page.locator("#side-right figcaption").scroll_into_view_if_needed()
     bar = page.locator("#choices").bounding_box()
     assert bar["y"] + bar["height"] <= 844 + 1
     page.wait_for_selector("button[data-choice=right]:not([disabled])", timeout=10_000)
