@@ -4,12 +4,14 @@ printed before the run folder is written or any provider or judge is called)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlalchemy import Engine
 
 from arena.cli.common import fail, print_json
+
+if TYPE_CHECKING:  # `arena --help` must not load sqlalchemy (tests/unit/test_cli_startup.py)
+    from sqlalchemy import Engine
 
 NoCache = Annotated[
     bool,
