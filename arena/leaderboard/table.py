@@ -65,6 +65,7 @@ class LeaderboardRow:
     p_top3: float | None = None
     settled_below: bool | None = None
     votes_to_settle: float | None = None
+    active: bool = True  # an inactive model is no longer served but keeps its place: its votes still count
 
     @property
     def modified(self) -> bool:
@@ -144,6 +145,7 @@ def build_rows(
                 p_top3=entry.p_top3,
                 settled_below=entry.settled_below,
                 votes_to_settle=entry.votes_to_settle,
+                active=info.active if info else True,
             )
         )
     return rows

@@ -65,6 +65,7 @@ ROUTES = (
     "POST /evals/{run_id}/items/{result_id}/labels",
     "POST /evals/{run_id}/items/{result_id}/anchor",
     "GET /admin/models",
+    "GET /admin/models/{slug}/deactivate",
     "POST /admin/models/reload",
     "POST /admin/models/{slug}/set",
     "GET /api/v1/admin/models",
