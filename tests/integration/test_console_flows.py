@@ -85,3 +85,16 @@ def test_a_deactivated_model_stays_on_the_published_board_marked_inactive(site):
     assert 'class="badge badge-inactive"' in row
     other = page.text.split('<tr data-model="model-0"', 1)[1].split("</tr>", 1)[0]
     assert "badge-inactive" not in other
+
+
+@pytest.mark.parametrize(
+    ("path", "section"),
+    [("/admin/judge", "/admin/judge"), ("/evals", "/evals"), ("/evals/calibration", "/evals")],
+)
+def test_the_judge_and_eval_pages_keep_the_console_navigation(site, path, section):
+    client = site[0]
+    page = client.get(path)
+    assert page.status_code == 200
+    nav = page.text.split('class="console-nav"', 1)[1].split("</nav>", 1)[0]
+    assert f'<a href="{section}" aria-current="page">' in nav and 'href="/admin/models"' in nav
+    assert 'data-operator="opal"' in nav

@@ -56,16 +56,16 @@ def console_page(
     if gate is not None or who is None:
         code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else status.HTTP_200_OK
         return render(request, template, {**(gate or {}), "section": section}, status_code=code)
-    return render(
-        request,
-        template,
-        {
-            "section": section,
-            "who": who,
-            "can_act": who.can("operator"),
-            "is_admin": who.can("admin"),
-            "csrf": csrf_token(request, settings),
-            "flash": request.query_params.get("done", "")[:200],
-            **build(who),
-        },
-    )
+    return render(request, template, {**console_context(request, who, section), **build(who)})
+
+
+def console_context(request: Request, who: Identity, section: str) -> dict[str, Any]:
+    """What `_console.html` needs for a signed-in operator: the section nav, the role flags, CSRF, the flash."""
+    return {
+        "section": section,
+        "who": who,
+        "can_act": who.can("operator"),
+        "is_admin": who.can("admin"),
+        "csrf": csrf_token(request, context_of(request.app).settings),
+        "flash": request.query_params.get("done", "")[:200],
+    }
