@@ -82,6 +82,7 @@ ROUTES = (
     "POST /api/v1/admin/prompts/{prompt_id}/{action}",
     "GET /admin/votes",
     "POST /admin/votes/refilter",
+    "POST /admin/votes/clear",
     "POST /admin/votes/snapshot",
     "GET /api/v1/admin/votes/summary",
     "GET /api/v1/admin/votes/flagged",
