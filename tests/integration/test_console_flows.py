@@ -98,3 +98,21 @@ def test_the_judge_and_eval_pages_keep_the_console_navigation(site, path, sectio
     nav = page.text.split('class="console-nav"', 1)[1].split("</nav>", 1)[0]
     assert f'<a href="{section}" aria-current="page">' in nav and 'href="/admin/models"' in nav
     assert 'data-operator="opal"' in nav
+
+
+TIME = re.compile(
+    r'<time class="local-time" datetime="[^"]+">\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC</time>'
+)
+RAW = re.compile(r"\d{2}:\d{2}:\d{2}(\.\d+)?")  # seconds or microseconds in a shown time
+
+
+def test_console_times_are_readable_with_a_local_time_hook(site):
+    client, _, csrf, _ = site
+    form = {"csrf": csrf, "field": "active", "value": "false", "confirm": "yes"}
+    assert client.post("/admin/models/model-1/set", data=form).status_code == 303
+    for path in ("/admin/audit", "/admin/votes", "/admin/operators"):
+        page = client.get(path).text
+        assert TIME.search(page), path
+        shown = re.sub(r'datetime="[^"]*"', "", page)
+        assert not RAW.search(shown), (path, RAW.search(shown).group(0))
+        assert "/static/js/console_time.js" in page
