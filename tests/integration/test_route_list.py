@@ -72,6 +72,8 @@ ROUTES = (
     "GET /api/v1/admin/models/reload",
     "POST /api/v1/admin/models/reload",
     "POST /api/v1/admin/models/{slug}",
+    "GET /admin/outputs/import",
+    "POST /admin/outputs/import",
     "GET /admin/prompts",
     "POST /admin/prompts/import",
     "GET /admin/prompts/{prompt_id}",
