@@ -37,6 +37,7 @@ def console(month, initialized):
 
 def test_a_second_run_now_shows_the_open_run_and_starts_nothing(console, initialized):
     client, csrf = console
+    assert 'id="run-retirement"' in client.get("/admin/retirement").text
     first = client.post("/admin/jobs/prompt_retirement/run", data={"csrf": csrf})
     assert first.status_code == 303 and "queued=" in first.headers["location"]
     again = client.post("/admin/jobs/prompt_retirement/run", data={"csrf": csrf})
@@ -51,6 +52,9 @@ def test_a_second_run_now_shows_the_open_run_and_starts_nothing(console, initial
     )
     row = busy.text.split('data-job="prompt_retirement"', 1)[1].split("</tr>", 1)[0]
     assert "Running since" in row and "2 of 7 done" in row
+    retirement = client.get("/admin/retirement").text
+    assert 'id="retirement-running"' in retirement and "(2 of 7 done)" in retirement
+    assert 'id="run-retirement"' not in retirement
     api = client.post("/api/v1/admin/jobs/prompt_retirement/runs", headers=BEARER)
     assert api.status_code == 409 and "already running" in api.json()["detail"]
     with Session(initialized) as session:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from arena.ops import job_runs as jobruns
 from arena.ops.operators import Identity
 from arena.prompts.retirement import (
     ReportError,
@@ -117,6 +118,7 @@ def retirement_page(request: Request, ctx: ContextDep) -> HTMLResponse:
             "reports": reports,
             "header": report_header(row) if row else None,
             "report": row.report if row else None,
+            "open_run": jobruns.open_run(engine, "prompt_retirement", {}),
         }
 
     return console_page(request, "admin_retirement.html", "retirement", build)
