@@ -38,6 +38,7 @@ from arena.web.console import jobs as admin
 from arena.web.console import judge as judge_web
 from arena.web.console import models as console_models
 from arena.web.console import operators as console_operators
+from arena.web.console import outputs as console_outputs
 from arena.web.console import prompts as console_prompts
 from arena.web.console import retirement as retirement_web
 from arena.web.console import votes as console_votes
@@ -154,7 +155,14 @@ def create_app(
     app.include_router(retirement_web.router)
     app.include_router(judge_web.router)
     app.include_router(evals_web.router)
-    for console_router in (console_models, console_prompts, console_votes, console_audit, console_operators):
+    for console_router in (
+        console_models,
+        console_outputs,
+        console_prompts,
+        console_votes,
+        console_audit,
+        console_operators,
+    ):
         app.include_router(console_router.router)
     app.include_router(pages.router)
     app.include_router(health.router)
@@ -167,7 +175,7 @@ def create_app(
         max_per_address=settings.max_requests_per_address,
         body_seconds=settings.body_timeout_seconds,
         trusted_proxies=settings.trusted_proxies,
-        route_limits=console_prompts.BODY_LIMITS,
+        route_limits={**console_prompts.BODY_LIMITS, **console_outputs.BODY_LIMITS},
     )
     app.add_middleware(ObserveMiddleware)  # outermost: every answer, guards' included, is counted and logged
     app.openapi = conforming_openapi(app)  # type: ignore[method-assign]

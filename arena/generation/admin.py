@@ -63,6 +63,7 @@ def model_overview(engine: Engine, pool: PoolCache | None = None) -> list[dict[s
                 "modality": m.modality,
                 "adapter": m.adapter,
                 "active": m.active,
+                "console_inactive": m.console_inactive,
                 "cohort": m.cohort,
                 "endpoint_kind": m.endpoint_kind,
                 "outputs_ok": ok.get(m.slug, 0),
@@ -92,6 +93,8 @@ def set_model(
         if before == value:
             raise ModelActionError(f"{slug}: {field} is already {value}")
         setattr(model, field, value)
+        if field == "active":  # a console deactivation outlives models-file reloads; reactivating clears it
+            model.console_inactive = not value
         model.updated_at = utcnow()
         session.add(model)
         audit.record(session, actor=actor, action=f"models.set_{field}", target=slug, before={field: before},
@@ -115,6 +118,8 @@ def reload_preview(engine: Engine, path: Path) -> dict[str, Any]:
         if row is None:
             added.append(entry.slug)
             continue
+        if row.console_inactive:  # a reload keeps a console deactivation (see sync_registry)
+            values["active"] = False
         diff = {
             k: {"before": getattr(row, k), "after": values[k]}
             for k in COMPARED

@@ -123,7 +123,10 @@ def load_presets() -> list[ModelEntry]:
 
 
 def sync_registry(session: Session, entries: list[ModelEntry], *, actor: str = "cli") -> dict[str, int]:
-    """Upsert entries into the `models` table; models no longer listed are deactivated, never deleted."""
+    """Upsert entries into the `models` table; models no longer listed are deactivated, never deleted.
+
+    Precedence: the file wins for every field except a console deactivation (`console_inactive`), which a
+    reload keeps until an operator reactivates the model in the console."""
     existing = {m.slug: m for m in session.exec(select(Model)).all()}
     counts = {"added": 0, "updated": 0, "unchanged": 0, "deactivated": 0}
     listed = set()
@@ -136,6 +139,8 @@ def sync_registry(session: Session, entries: list[ModelEntry], *, actor: str = "
             session.add(Model(**values))
             counts["added"] += 1
             continue
+        if row.console_inactive:  # deactivated in the console: the database wins over the file's `active`
+            values["active"] = False
         changed = {k: v for k, v in values.items() if getattr(row, k) != v}
         if changed:
             for key, value in changed.items():

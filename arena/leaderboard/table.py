@@ -68,6 +68,7 @@ class LeaderboardRow:
     votes_to_settle: float | None = None
     rated: bool = True
     unrated_reason: str | None = None  # why not rated yet ("3 of 300 votes", "interval unbounded")
+    active: bool = True  # an inactive model is no longer served but keeps its place: its votes still count
 
     @property
     def modified(self) -> bool:
@@ -147,6 +148,7 @@ def build_rows(
                 votes_to_settle=entry.votes_to_settle,
                 rated=entry.rated,
                 unrated_reason=entry.unrated_reason,
+                active=info.active if info else True,
             )
         )
     return rows

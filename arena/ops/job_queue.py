@@ -22,6 +22,21 @@ class QueueError(ValueError):
         self.status = status
 
 
+class RunBusy(QueueError):
+    """The same run is already queued or running: nothing was queued (answered with 409)."""
+
+    def __init__(self, run: jobruns.RunView) -> None:
+        progress = run.details.get("progress") or {}
+        done = (
+            f", {progress['done']} of {progress['total']} done" if {"done", "total"} <= set(progress) else ""
+        )
+        since = run.started_at.strftime("%d %b %Y, %H:%M UTC").lstrip("0")
+        super().__init__(
+            f"{run.job} is already {run.outcome} since {since} (run #{run.id}{done}); not started again", 409
+        )
+        self.run = run
+
+
 def timing_slugs(engine: Engine) -> list[str]:
     """Active text-to-image models: what a timing run may be asked to time."""
     with engine.connect() as conn:
@@ -52,6 +67,9 @@ def queue_run(engine: Engine, now: datetime, job: str, actor: str, *, model: str
             params["model"] = model
         if retry:
             params["retry_failed"] = True
+    busy = jobruns.open_run(engine, job, params)
+    if busy is not None:
+        raise RunBusy(busy)
     run_id = jobruns.request_run(engine, job, now, actor=actor, params=params)
     with Session(engine) as session:
         audit.record(session, actor=actor, action="jobs.queue", target=job, after={"run": run_id, **params})

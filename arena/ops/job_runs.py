@@ -154,6 +154,21 @@ def request_run(engine: Engine, job: str, now: datetime, *, actor: str, params: 
         return int(result.inserted_primary_key[0])
 
 
+def open_run(engine: Engine, job: str, params: dict[str, Any]) -> RunView | None:
+    """The oldest queued or running run of `job` with these params (None when there is none): a second "run
+    now" is refused while one is open, so a long job never runs twice at once."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(_RUNS)
+            .where(_RUNS.c.job == job, _RUNS.c.outcome.in_(("queued", "running")))
+            .order_by(_RUNS.c.id)
+        ).all()
+    for row in rows:
+        if dict((row.details or {}).get("params") or {}) == params:
+            return _view(row)
+    return None
+
+
 def claim_queued(engine: Engine, job: str, now: datetime) -> RunView | None:
     """Atomically turn the oldest queued run of `job` into a running one; None when nothing is queued."""
     with engine.begin() as conn:

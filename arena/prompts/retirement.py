@@ -211,8 +211,14 @@ def build_report(
 def store_report(
     engine: Engine, report: dict[str, Any], *, now: datetime | None = None, actor: str = "scheduler"
 ) -> int:
-    """Save `report` as a draft (audited under `actor`) and return its id."""
+    """Save `report` as a draft (audited under `actor`) and return its id. Older drafts become "superseded":
+    only the newest draft can be approved, so an approval never acts on stale statistics."""
     with Session(engine) as session:
+        older = session.exec(
+            update(RetirementReport)
+            .where(RetirementReport.status == "draft")  # type: ignore[arg-type]
+            .values(status="superseded")
+        ).rowcount
         row = RetirementReport(created_at=now or utcnow(), status="draft", report=report)
         session.add(row)
         audit.record(
@@ -221,6 +227,7 @@ def store_report(
             action="retirement.report",
             month=report["month"],
             flagged=report["summary"]["flagged"],
+            superseded=older,
         )
         session.commit()
         assert row.id is not None

@@ -136,7 +136,10 @@ def test_models_page_deactivates_without_losing_votes_and_the_jobs_page_retries_
     assert page.status_code == 200 and 'data-model="model-1"' in page.text
     row = next(m for m in client.get("/api/v1/admin/models").json() if m["slug"] == "model-1")
     assert (row["votes"], row["outputs_ok"], row["active"]) == (7, 8, True)
-    done = client.post("/admin/models/model-1/set", data={"csrf": csrf, "field": "active", "value": "false"})
+    done = client.post(
+        "/admin/models/model-1/set",
+        data={"csrf": csrf, "field": "active", "value": "false", "confirm": "yes"},
+    )
     assert done.status_code == 303
     row = next(m for m in client.get("/api/v1/admin/models").json() if m["slug"] == "model-1")
     assert (row["votes"], row["active"]) == (7, False)

@@ -134,15 +134,16 @@ def test_monthly_job_auto_applies_only_when_no_cell_falls_under_the_minimum(mont
     loose = held.model_copy(update={"min_prompts_per_cell": 2})
     applied = run_monthly(initialized, loose, now=NOW)
     with Session(initialized) as s:
-        assert s.get(RetirementReport, draft).status == "draft"
+        assert s.get(RetirementReport, draft).status == "superseded"  # the newer report replaced the draft
         row = s.get(RetirementReport, applied)
         assert row.status == "applied" and row.approved_by == "auto-apply"
         assert s.exec(select(func.count()).select_from(Prompt).where(Prompt.status == "retired")).one() == 5
-    # The held draft can still be rejected; a rejected report cannot be applied later.
-    reject_report(initialized, draft, "bob", reason="superseded")
-    with pytest.raises(ReportError, match="already rejected by bob"):
+    # The superseded draft can be neither rejected nor applied later.
+    with pytest.raises(ReportError, match="already superseded"):
+        reject_report(initialized, draft, "bob", reason="stale")
+    with pytest.raises(ReportError, match="already superseded"):
         apply_report(initialized, draft, "carol")
     with Session(initialized) as s:
         actions = [a.action for a in s.exec(select(AuditEntry).order_by(AuditEntry.id))]
     assert actions.count("retirement.report") == 2
-    assert actions.count("prompts.retire") == 1 and actions.count("retirement.reject") == 1
+    assert actions.count("prompts.retire") == 1 and actions.count("retirement.reject") == 0

@@ -141,8 +141,8 @@ def _schema1_report() -> dict:
 
 def test_reports_of_both_schemas_display_and_an_old_one_still_applies(month, initialized):
     app = create_app(month.settings, engine=initialized, clock=lambda: NOW)
-    old_id = store_report(initialized, _schema1_report(), now=NOW)
     new_id = run_monthly(initialized, month.settings, now=NOW)
+    old_id = store_report(initialized, _schema1_report(), now=NOW)  # the newest draft: it supersedes new_id
     assert get_report(initialized, new_id).report["schema"] == 2
     with serve(app) as url, httpx.Client(base_url=url, timeout=10) as client:
         client.post("/admin/login", data={"token": "test-operator-token"})

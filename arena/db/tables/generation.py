@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, text
+from sqlalchemy import JSON, Boolean, Column, Index, false, text
 from sqlmodel import Field, SQLModel
 
 from arena.db.types import UtcDateTime, utcnow
@@ -26,6 +26,10 @@ class Model(SQLModel, table=True):
     release_date: str | None = Field(default=None, max_length=10)
     anchor: bool = False
     active: bool = True
+    # deactivated from the console: a models-file reload keeps it inactive until the console reactivates it
+    console_inactive: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
     updated_at: datetime = Field(default_factory=utcnow, sa_column=Column(UtcDateTime(), nullable=False))
 
 

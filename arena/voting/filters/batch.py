@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 
 from arena.db.tables import BatchFilterMark, Vote, VoteTally, VoteVerdict, utcnow
+from arena.voting.clearing import cleared_reason, operator_cleared
 from arena.voting.filters.groups import Flag, PairRates, PairTotals, RawVote, VoteGroup, pair_score
 from arena.voting.filters.protocol import GROUPINGS, BatchFilter, Grouping
 from arena.voting.filters.registry import REGISTRY
@@ -67,8 +68,10 @@ def _replace(
     keeps the first reason), and move the votes whose kept state changed in the vote tallies."""
     versions = {f.name: f.version for f in filters}
     before = set()
+    cleared: set[tuple[int, str]] = set()  # verdicts an operator cleared stay cleared (arena.voting.clearing)
     for part in _chunks(ids, 5000):
         before |= filtered_ids(conn, part)
+        cleared |= operator_cleared(conn, list(part))
         conn.execute(
             delete(VoteVerdict).where(
                 VoteVerdict.vote_id.in_(part),  # type: ignore[attr-defined]
@@ -87,8 +90,10 @@ def _replace(
                 "vote_id": flag.vote_id,
                 "filter": flag.filter,
                 "filter_version": versions[flag.filter],
-                "kept": False,
-                "reason": flag.reason,
+                "kept": (flag.vote_id, flag.filter) in cleared,
+                "reason": cleared_reason(flag.reason)
+                if (flag.vote_id, flag.filter) in cleared
+                else flag.reason,
                 "decided_at": now,
             }
         )

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Request, status
 from fastapi.responses import HTMLResponse
+from markupsafe import Markup, escape
 
 from arena.ops.operators import Identity
 from arena.web.context import context_of
@@ -26,9 +27,19 @@ SECTIONS = (
 )
 
 
-def when(moment: datetime | None) -> str:
-    """A stored time as operators read it."""
-    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+def when(moment: datetime | str | None) -> Markup:
+    """A stored time as operators read it: `<time datetime="ISO">3 Dec 2026, 18:40 UTC</time>` (no seconds or
+    microseconds); console_time.js rewrites the text to the browser's local time, the UTC text is the fallback."""
+    if moment is None or moment == "":
+        return Markup("-")
+    if isinstance(moment, str):
+        try:
+            moment = datetime.fromisoformat(moment)
+        except ValueError:
+            return Markup(escape(moment))
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    text = f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+    return Markup(f'<time class="local-time" datetime="{moment.isoformat()}">{text}</time>')
 
 
 def render(
@@ -56,16 +67,16 @@ def console_page(
     if gate is not None or who is None:
         code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else status.HTTP_200_OK
         return render(request, template, {**(gate or {}), "section": section}, status_code=code)
-    return render(
-        request,
-        template,
-        {
-            "section": section,
-            "who": who,
-            "can_act": who.can("operator"),
-            "is_admin": who.can("admin"),
-            "csrf": csrf_token(request, settings),
-            "flash": request.query_params.get("done", "")[:200],
-            **build(who),
-        },
-    )
+    return render(request, template, {**console_context(request, who, section), **build(who)})
+
+
+def console_context(request: Request, who: Identity, section: str) -> dict[str, Any]:
+    """What `_console.html` needs for a signed-in operator: the section nav, the role flags, CSRF, the flash."""
+    return {
+        "section": section,
+        "who": who,
+        "can_act": who.can("operator"),
+        "is_admin": who.can("admin"),
+        "csrf": csrf_token(request, context_of(request.app).settings),
+        "flash": request.query_params.get("done", "")[:200],
+    }

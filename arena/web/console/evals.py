@@ -19,6 +19,7 @@ from arena.evals.store import load_run
 from arena.evals.workflow_rubrics import available, load_rubric
 from arena.judge.anchors import make_anchor
 from arena.judge.drift import anchor_drift
+from arena.web.console.base import console_context, render
 from arena.web.context import context_of
 from arena.web.deps import ContextDep, SettingsDep
 from arena.web.operator_auth import check_form_post, csrf_token, page_gate
@@ -27,16 +28,18 @@ router = APIRouter(tags=["evals"], include_in_schema=False)
 
 
 def _page(request: Request, name: str, context: dict[str, Any], code: int = 200) -> HTMLResponse:
-    return context_of(request.app).templates.TemplateResponse(
-        request, name, context, status_code=code, headers={"Cache-Control": "no-store"}
-    )
+    """An eval page inside the console layout (its nav) when an operator is signed in."""
+    who = getattr(request.state, "console_who", None)
+    extra = console_context(request, who, "evals") if who is not None else {}
+    return render(request, name, {**extra, **context}, status_code=code)
 
 
 def _gate(request: Request, settings: Any) -> tuple[HTMLResponse | None, str | None]:
     gate, who = page_gate(request, settings)
     if gate is not None or who is None:
         code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else status.HTTP_401_UNAUTHORIZED
-        return _page(request, "admin.html", gate or {}, code), None
+        return _page(request, "admin.html", {**(gate or {}), "section": "evals"}, code), None
+    request.state.console_who = who
     return None, who.name
 
 

@@ -8,6 +8,7 @@ them, so a web worker never runs a job itself. Sign-in and roles: `arena.web.ope
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
@@ -15,7 +16,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from arena.generation.progress import backfill_status
 from arena.leaderboard.latency import latency_stats
 from arena.ops import job_runs as jobruns
-from arena.ops.job_queue import QueueError, queue_run, timing_slugs
+from arena.ops.job_queue import QueueError, RunBusy, queue_run, timing_slugs
 from arena.ops.operators import Identity
 from arena.web.console.base import console_page, render
 from arena.web.context import context_of
@@ -132,7 +133,16 @@ def admin_run_job(
 ) -> RedirectResponse:
     """Queue a run of `job` (a timing run for one model or all; a backfill retry for one model) and go back."""
     actor = check_form_post(request, settings, csrf)
-    run_id = queue_from_request(request, job, actor, model or None, bool(retry_failed))
+    ctx = context_of(request.app)
+    try:
+        run_id = queue_run(ctx.engine, ctx.clock(), job, actor, model=model or None, retry=bool(retry_failed))
+    except RunBusy as busy:  # the open run is shown instead of a second one
+        done = quote(str(busy))
+        return RedirectResponse(
+            f"/admin?done={done}#run-{busy.run.id}", status_code=status.HTTP_303_SEE_OTHER
+        )
+    except QueueError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
     return RedirectResponse(f"/admin?queued={run_id}#run-{run_id}", status_code=status.HTTP_303_SEE_OTHER)
 
 

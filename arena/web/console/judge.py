@@ -12,9 +12,10 @@ from sqlalchemy import select
 
 from arena.db.tables import JudgeRun, Output
 from arena.judge.report import ReportError, build_report
+from arena.web.console.base import console_page
 from arena.web.context import context_of
-from arena.web.deps import ContextDep, SettingsDep
-from arena.web.operator_auth import OperatorReadDep, page_gate
+from arena.web.deps import ContextDep
+from arena.web.operator_auth import OperatorReadDep
 
 router = APIRouter(tags=["judge"])
 
@@ -47,17 +48,13 @@ def _report(request: Request, run: int | None) -> dict[str, Any] | None:
 
 
 @router.get("/admin/judge", response_class=HTMLResponse, include_in_schema=False)
-def judge_page(
-    request: Request, ctx: ContextDep, settings: SettingsDep, run: int | None = None
-) -> HTMLResponse:
-    """The latest judge run's calibration report (or `?run=ID`), or the sign-in form."""
-    gate, who = page_gate(request, settings)
-    context: dict[str, Any] = gate or {}
-    code = status.HTTP_403_FORBIDDEN if gate and gate.get("disabled") else 200
-    if gate is None and who is not None:
-        context = {"report": _report(request, run), "runs": _runs(request)}
-    return ctx.templates.TemplateResponse(
-        request, "admin_judge.html", context, status_code=code, headers={"Cache-Control": "no-store"}
+def judge_page(request: Request, run: int | None = None) -> HTMLResponse:
+    """The latest judge run's calibration report (or `?run=ID`) inside the console layout, or the sign-in form."""
+    return console_page(
+        request,
+        "admin_judge.html",
+        "judge",
+        lambda _who: {"report": _report(request, run), "runs": _runs(request)},
     )
 
 

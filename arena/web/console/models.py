@@ -3,6 +3,7 @@ and the models-file reload with a diff preview (the same sync as `arena init`)."
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -11,7 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, Field, StrictBool
 
 from arena.generation import admin as model_admin
-from arena.generation.registry import RegistryError
+from arena.generation.registry import ModelEntry, RegistryError, load_registry
 from arena.ops.operators import Identity
 from arena.web.console.base import console_page
 from arena.web.context import context_of
@@ -46,7 +47,12 @@ def models_page(request: Request, ctx: ContextDep) -> HTMLResponse:
     engine = ctx.engine
 
     def build(_who: Identity) -> dict[str, Any]:
-        context: dict[str, Any] = {"models": model_admin.model_overview(engine, ctx.pool)}
+        context: dict[str, Any] = {
+            "models": model_admin.model_overview(engine, ctx.pool),
+            "models_file": str(ctx.settings.models_file),
+            "entry_fields": entry_fields(),
+            "file_active": _file_active(ctx.settings.models_file),
+        }
         if request.query_params.get("preview"):
             try:
                 context["preview"] = model_admin.reload_preview(engine, ctx.settings.models_file)
@@ -55,6 +61,39 @@ def models_page(request: Request, ctx: ContextDep) -> HTMLResponse:
         return context
 
     return console_page(request, "admin_models.html", "models", build)
+
+
+def entry_fields() -> list[tuple[str, bool, str]]:
+    """The `[[models]]` fields as (name, required, default) for the page's "how to add a model" note."""
+    out = []
+    for name, info in ModelEntry.model_fields.items():
+        required = info.is_required()
+        default = "" if required else repr(info.get_default(call_default_factory=True))
+        out.append(
+            (name, required, default.replace("'", '"').replace("True", "true").replace("False", "false"))
+        )
+    return out
+
+
+def _file_active(path: Path) -> dict[str, bool]:
+    """What the models file says of each listed model's `active` (empty when the file is missing or invalid)."""
+    try:
+        return {e.slug: e.active for e in load_registry(path)}
+    except RegistryError:
+        return {}
+
+
+@router.get("/admin/models/{slug}/deactivate", response_class=HTMLResponse, include_in_schema=False)
+def deactivate_confirm(request: Request, slug: str, ctx: ContextDep) -> HTMLResponse:
+    """The confirmation step before a deactivation (a plain form: it works without JavaScript)."""
+
+    def build(_who: Identity) -> dict[str, Any]:
+        model = next((m for m in model_admin.model_overview(ctx.engine) if m["slug"] == slug), None)
+        if model is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no model '{slug}'")
+        return {"model": model, "models_file": str(ctx.settings.models_file)}
+
+    return console_page(request, "admin_model_deactivate.html", "models", build)
 
 
 @router.post("/admin/models/reload", include_in_schema=False)
@@ -78,9 +117,15 @@ def set_form(
     csrf: Annotated[str, Form()] = "",
     field: Annotated[str, Form()] = "",
     value: Annotated[str, Form()] = "",
+    confirm: Annotated[str, Form()] = "",
 ) -> RedirectResponse:
-    """Change one model's active flag, endpoint kind or cohort."""
+    """Change one model's active flag, endpoint kind or cohort; a deactivation needs the confirmation step
+    (without `confirm=yes` the browser is sent to it and nothing changes)."""
     actor = check_form_post(request, settings, csrf)
+    if field == "active" and value == "false" and confirm != "yes":
+        return RedirectResponse(
+            f"/admin/models/{quote(slug)}/deactivate", status_code=status.HTTP_303_SEE_OTHER
+        )
     _set(request, slug, field, value, actor)
     done = quote(f"{slug}: {field} set to {value}.")
     return RedirectResponse(f"/admin/models?done={done}", status_code=status.HTTP_303_SEE_OTHER)

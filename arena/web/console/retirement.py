@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request, status
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from arena.ops import job_runs as jobruns
 from arena.ops.operators import Identity
 from arena.prompts.retirement import (
     ReportError,
@@ -117,6 +118,7 @@ def retirement_page(request: Request, ctx: ContextDep) -> HTMLResponse:
             "reports": reports,
             "header": report_header(row) if row else None,
             "report": row.report if row else None,
+            "open_run": jobruns.open_run(engine, "prompt_retirement", {}),
         }
 
     return console_page(request, "admin_retirement.html", "retirement", build)
@@ -132,12 +134,27 @@ def retirement_decide(
     csrf: Annotated[str, Form()] = "",
     name: Annotated[str, Form()] = "",
     reason: Annotated[str, Form()] = "",
-) -> RedirectResponse:
-    """Apply or reject a draft from the page, then show the page again with the outcome."""
+    confirm_under: Annotated[str, Form()] = "",
+) -> Response:
+    """Apply or reject a draft from the page, then show the page again with the outcome. Approving a report
+    that leaves cells under the minimum first shows those cells and asks again (`confirm_under=yes`)."""
     actor = _actor(check_form_post(request, settings, csrf), name)
     if decision not in ("apply", "reject"):
         raise HTTPException(status.HTTP_404_NOT_FOUND, "unknown decision")
     engine, now = ctx.engine, ctx.clock()
+    if decision == "apply" and confirm_under != "yes":
+        try:
+            row = get_report(engine, report_id)
+        except ReportError as exc:
+            raise _error(exc) from None
+        if row.status == "draft" and row.report.get("under_minimum"):
+            header, report = report_header(row), row.report
+            return console_page(
+                request,
+                "admin_retirement_confirm.html",
+                "retirement",
+                lambda _who: {"header": header, "report": report, "name": name},
+            )
     try:
         if decision == "apply":
             apply_report(engine, report_id, actor, now=now, pool=ctx.pool)

@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Form, Query, Request, status
+from fastapi import APIRouter, Form, HTTPException, Query, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlmodel import Session
 
 from arena.ops import audit
 from arena.ops.operators import Identity
+from arena.voting.clearing import ClearError, clear_group
 from arena.voting.filters.batch import run_batch_filters
 from arena.voting.review import daily_counts, flagged_groups
 from arena.web.console.base import console_page
@@ -57,6 +58,26 @@ def refilter_form(request: Request, settings: SettingsDep, csrf: Annotated[str, 
     done = quote(
         "Filters re-run: " + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing flagged")
     )
+    return RedirectResponse(f"/admin/votes?done={done}", status_code=status.HTTP_303_SEE_OTHER)
+
+
+@router.post("/admin/votes/clear", include_in_schema=False)
+def clear_form(
+    request: Request,
+    settings: SettingsDep,
+    csrf: Annotated[str, Form()] = "",
+    who: Annotated[str, Form()] = "",
+    reason: Annotated[str, Form()] = "",
+) -> Any:
+    """Clear a flagged group as a false positive (with a reason): its votes count again, nothing is deleted."""
+    actor = check_form_post(request, settings, csrf)
+    ctx = context_of(request.app)
+    try:
+        n = clear_group(ctx.engine, app_secret(request), who, reason, actor=actor, now=ctx.clock())
+    except ClearError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+    ctx.pool.invalidate()
+    done = quote(f"{who}: {n} vote(s) cleared by you; they count from the next snapshot.")
     return RedirectResponse(f"/admin/votes?done={done}", status_code=status.HTTP_303_SEE_OTHER)
 
 

@@ -53,6 +53,11 @@ def _badges(row: LeaderboardRow, min_votes: object) -> Markup:
             ' <span class="badge badge-legacy" title="Legacy cohort: rated with all its votes, including votes '
             'from earlier methodologies">Legacy</span>'
         )
+    if not row.active:
+        out.append(
+            ' <span class="badge badge-inactive" title="Inactive: no longer served for new votes; its votes '
+            'still count">Inactive</span>'
+        )
     if row.provisional and row.rated:
         out.append(
             f' <span class="badge badge-provisional" title="Provisional: fewer than {escape(min_votes)} votes on '
