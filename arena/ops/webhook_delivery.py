@@ -4,7 +4,8 @@ the emitting job never waits; each attempt is signed, recorded, and retried with
 Signature: `X-Arena-Signature: sha256=<hex HMAC-SHA256 of "<X-Arena-Timestamp>." + raw body>` keyed with the
 webhook's secret; a receiver recomputes it and refuses old timestamps (replays). Retried: network errors, 429 and
 5xx, up to `ARENA_WEBHOOK_MAX_ATTEMPTS`; any other answer ends the delivery. A final failure is audited.
-Deliveries a process could not finish before exiting stay due in the table: `arena webhooks deliver` sends them.
+Deliveries a process could not finish before exiting stay due in the table: the next event emitted anywhere, or
+`arena webhooks deliver`, sends them.
 """
 
 from __future__ import annotations
@@ -75,14 +76,16 @@ def enqueue(engine: Engine, event: str, data: dict[str, Any], webhooks: list[Web
 
 def emit(engine: Engine, settings: Settings, event: str, data: dict[str, Any]) -> list[str]:
     """Queue `event` for every webhook subscribed to it and return at once; never raises (a webhook problem must
-    not fail the job that emits it, it is logged instead)."""
+    not fail the job that emits it, it is logged instead). Deliveries left due by a process that stopped are
+    handed to the thread too."""
     try:
         hooks = _wanted(engine, event)
         ids = enqueue(engine, event, data, hooks) if hooks else []
+        leftovers = [d for d in due(engine) if d not in ids]
     except Exception:  # the emitting job goes on whatever happens here
         log.exception("webhook event %s not queued", event)
         return []
-    for delivery_id in ids:
+    for delivery_id in [*ids, *leftovers]:
         DISPATCHER.submit(engine, settings, delivery_id)
     return ids
 

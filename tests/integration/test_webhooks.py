@@ -187,3 +187,17 @@ def test_registration_is_refused_while_no_host_is_allowed(settings, engine):
     with pytest.raises(webhooks.WebhookError, match="set ARENA_WEBHOOK_ALLOWED_HOSTS"):
         webhooks.add_webhook(engine, settings, "http://127.0.0.1:9/x", "snapshot.published", actor="alice")
     assert webhooks.list_webhooks(engine) == []
+
+
+def test_a_delivery_left_due_by_a_stopped_process_goes_out_with_the_next_event(hooked):
+    settings, engine = hooked
+    with webhook_receiver() as rx:
+        hook, _ = webhooks.add_webhook(engine, settings, rx.url, "snapshot.published", actor="alice")
+        (left,) = webhook_delivery.enqueue(
+            engine, "snapshot.published", {"n": 1}, [hook]
+        )  # never handed over
+        assert webhook_delivery.due(engine) == [left]
+        (new,) = webhook_delivery.emit(engine, settings, "snapshot.published", {"n": 2})
+        assert webhook_delivery.DISPATCHER.wait_idle(10)
+    assert sorted(r.headers["X-Arena-Delivery"] for r in rx.received) == sorted([left, new])
+    assert {d.status for d in _deliveries(engine)} == {"delivered"} and webhook_delivery.due(engine) == []
