@@ -44,8 +44,8 @@ from arena.web.console import votes as console_votes
 from arena.web.context import AppContext, Limiter, LiveState
 from arena.web.guards import GuardMiddleware
 from arena.web.leaderboard import page as leaderboard
+from arena.web.metrics import router as metrics_router
 from arena.web.observe import ObserveMiddleware
-from arena.web.observe import router as metrics_router
 from arena.web.openapi import conforming_openapi
 from arena.web.voter import me
 from arena.web.voter import private as private_sets

@@ -106,7 +106,9 @@ class Settings(BaseSettings):
         "14-day window (2 days of runs); before that the leaderboard shows 'collecting'.",
     )
     min_votes: int = Field(
-        default=300, ge=0, description="Models with fewer votes on a board are marked provisional."
+        default=300,
+        ge=0,
+        description="Models with fewer votes on a board are not yet rated there: no rank, listed after the rated ones.",
     )
     bootstrap_rounds: int = Field(default=1000, ge=0, description="Bootstrap rounds for snapshot intervals.")
     interval_method: Literal["bootstrap", "sandwich"] = Field(
@@ -218,6 +220,15 @@ class Settings(BaseSettings):
         gt=0,
         description="A request body not fully received this long after its headers gets 408 and the connection "
         "is closed; a body being received holds no request slot.",
+    )
+    metrics: Literal["public", "token", "off"] = Field(
+        default="token",
+        description="Who may read `/metrics`: anyone (public), a bearer token (ARENA_METRICS_TOKEN or an operator "
+        "token), or nobody (off: 404).",
+    )
+    metrics_token: str = Field(
+        default="",
+        description="Bearer token that reads `/metrics` and nothing else (for the Prometheus scrape config).",
     )
     log_format: Literal["json", "text"] = Field(
         default="json", description="`arena serve` logs: one JSON object a line with a request id, or text."

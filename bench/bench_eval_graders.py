@@ -9,8 +9,15 @@
 3. Preservation on synthetic edits of photographs (inside-only change, global drift, damage outside the region):
    the gate's outside-region minimum tile SSIM and the global median, per class, and whether the classes overlap.
 4. OCR throughput: seconds per 1024 px image on this machine (median), single process.
+5. Grading throughput: the marketing-flyers example suite (3 model runs x 8 cases = 24 items: basic, OCR exact
+   text, 5 rubric metrics by the FAKE judge held back --judge-latency seconds per answer to stand in for a
+   remote API) run twice in this process, with --concurrency 4 both times: the old path (an item's graders one
+   after another, its judge calls one after another, one OCR engine at a time) and the current one (graders
+   together, judge calls bounded by --judge-concurrency, a pool of OCR engines). Items/s and the ratio; the
+   two runs' scores are compared and must be identical. Both paths prepare a metric's judge images in a worker
+   thread (the old code did it on the event loop), so the ratio understates the change by that much.
 
-    python bench/bench_eval_graders.py [--prompts 12] [--signs 24]
+    python bench/bench_eval_graders.py [--prompts 12] [--signs 24] [--judge-latency 0.5] [--only-throughput]
 """
 
 from __future__ import annotations
@@ -18,11 +25,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import json
 import random
 import statistics
+import tempfile
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -198,13 +209,101 @@ def preservation_case() -> dict[str, dict[str, tuple[float, float]]]:
     }
 
 
+def _slow_fake_judge(latency: float) -> Any:
+    """The shipped FAKE judge with every answer held back `latency` seconds (answers unchanged)."""
+    from http.server import ThreadingHTTPServer
+
+    from arena.judge import fake_server
+
+    class Slow(fake_server._Handler):
+        def do_POST(self) -> None:
+            time.sleep(latency)
+            super().do_POST()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _suite_run(folder: Path, url: str, *, old: bool, judge_concurrency: int) -> tuple[float, list[Any]]:
+    """Seconds to run the marketing-flyers suite in a fresh database, and its (item, scores) rows."""
+    from arena.db import make_engine, upgrade_database
+    from arena.evals.graders import ocr
+    from arena.evals.runner import RunConfig, SuiteRunner
+    from arena.evals.store import load_run
+    from arena.evals.suite import load_suite
+    from arena.judge import JudgeClient, JudgeConfig
+
+    entries = {e.slug: e for e in load_registry(ROOT / "models.toml")}
+    suite = load_suite(
+        ROOT / "evals" / "marketing_flyers.toml",
+        {s: e.modality for s, e in entries.items()},
+        adapters={s: e.adapter for s, e in entries.items()},
+    )
+    engine = make_engine(f"sqlite:///{folder / 'arena.db'}")
+    upgrade_database(engine)
+    ocr.set_ocr_workers(1 if old else min(4, ocr.CORES))
+    config = RunConfig(
+        folder / "run",
+        concurrency=4,
+        judge_concurrency=1 if old else judge_concurrency,
+        concurrent_graders=not old,
+        progress=lambda _line: None,
+    )
+    judge = JudgeClient(JudgeConfig(base_url=url, model="arena-fake-judge", api_key_env=""))  # no cache
+    started = time.perf_counter()
+    asyncio.run(SuiteRunner(suite, engine, entries, config, judge).run())
+    seconds = time.perf_counter() - started
+    loaded = load_run(engine, json.loads((folder / "run" / "run.json").read_text())["run_id"])
+    assert loaded is not None
+    rows = sorted(
+        ((r.case_id, r.run_label, r.sample), [(s.key, s.value, s.passed) for s in scores])
+        for r, scores in loaded[1]
+    )
+    engine.dispose()
+    return seconds, rows
+
+
+def throughput_case(latency: float, judge_concurrency: int) -> None:
+    server = _slow_fake_judge(latency)
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "old").mkdir()
+            (Path(tmp) / "new").mkdir()
+            old_s, old_rows = _suite_run(
+                Path(tmp) / "old", url, old=True, judge_concurrency=judge_concurrency
+            )
+            new_s, new_rows = _suite_run(
+                Path(tmp) / "new", url, old=False, judge_concurrency=judge_concurrency
+            )
+    finally:
+        server.shutdown()
+        server.server_close()
+    n = len(new_rows)
+    print(
+        f"grading throughput, {n} items, judge latency {latency:.2f} s, --concurrency 4: "
+        f"old path {old_s:.1f} s ({n / old_s:.2f} items/s), current {new_s:.1f} s ({n / new_s:.2f} items/s; "
+        f"--judge-concurrency {judge_concurrency}): {old_s / new_s:.2f}x; identical scores: {old_rows == new_rows}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--prompts", type=int, default=12, help="Text Rendering prompts per sandbox model")
     parser.add_argument("--signs", type=int, default=24, help="rendered signs with known typos")
+    parser.add_argument(
+        "--judge-latency", type=float, default=0.5, help="seconds the fake judge holds answers"
+    )
+    parser.add_argument("--judge-concurrency", type=int, default=4, help="the current path's judge bound")
+    parser.add_argument("--only-throughput", action="store_true", help="run section 5 alone")
     args = parser.parse_args()
+    if args.only_throughput:
+        read_lines(png(Image.new("RGB", (64, 64), (255, 255, 255))))
+        throughput_case(args.judge_latency, args.judge_concurrency)
+        return
     read_lines(png(Image.new("RGB", (64, 64), (255, 255, 255))))  # load the models outside the timings
     timings: list[float] = []
     print("OCR gate, sandbox text-fidelity variants:", sandbox_case(args.prompts, timings))
@@ -227,6 +326,7 @@ def main() -> None:
         f"separation: inside-only min {inside_min:.3f} > others' max {others_max:.3f}: {inside_min > others_max}; "
         f"outside-damage median {local_med:.3f} > global-drift median {global_med:.3f}: {local_med > global_med}"
     )
+    throughput_case(args.judge_latency, args.judge_concurrency)
 
 
 if __name__ == "__main__":

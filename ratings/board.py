@@ -15,7 +15,8 @@ them. Both follow the same steps:
 5. uncertainty by bootstrap (seeded per board: the same votes and seed give the same digits,
    whether the board is computed alone or with the others) or sandwich, on quantities the anchor
    cannot change (:mod:`ratings.intervals`): display intervals are the replicates shifted by one
-   constant per board, and ranks come from simultaneous (max-T) intervals of pairwise differences. The
+   constant per board, and ranks come from simultaneous (max-T) intervals of pairwise differences of the
+   settled models (enough votes, finite interval; the others rank after them, :mod:`ratings.settled`). The
    board keeps the standard error of every pairwise difference and the max-T critical value, so the interval
    of a model's gap to the anchor (or to any model) can be given later (:mod:`ratings.differences`).
 """
@@ -57,6 +58,7 @@ from ratings.scale import (
     default_anchor,
     to_elo,
 )
+from ratings.settled import settled_models, settled_ranks, settled_relation
 from ratings.uncertainty import board_uncertainty
 from ratings.votes import Votes
 from ratings.weighting import OVERALL, BoardKey
@@ -167,15 +169,20 @@ def _fit_board(
         workers=opts.workers,
         tables=tables,
     )
-    low, high, above = unc.low, unc.high, unc.above
+    low, high, above, critical = unc.low, unc.high, unc.above, unc.critical
     notes += unc.notes
     totals = counts.model_totals()
-    ranks = ranks_from_above(above)
     provisional = provisional_models(totals["votes"], opts.min_votes)
     order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
     cov = (
         unc.covariance if unc.covariance is not None else board_sandwich_covariance(fit.theta, board, counts)
     )
+    settled = settled_models(totals["votes"], low, high, opts.min_votes)
+    if 2 <= settled.sum() < counts.n_models:  # ranks compare settled models only (ratings.settled)
+        above, critical = settled_relation(
+            settled, fit.theta, opts.level, replicates=unc.replicates, covariance=unc.covariance
+        )
+    ranks = settled_ranks(above, settled) if settled.any() else ranks_from_above(above)
     sure = board_certainty(
         counts,
         fit.theta,
@@ -185,8 +192,9 @@ def _fit_board(
         replicates=unc.replicates,
         # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the board's name
         rng=np.random.default_rng(opts.seed),
-        critical=unc.critical,
+        critical=critical,
         vote_covariance=None if board.cluster is None else vote_level_covariance(fit.theta, board, counts),
+        among=settled if 2 <= settled.sum() < counts.n_models else None,
     )
     rows = tuple(
         BoardRow(
@@ -201,8 +209,8 @@ def _fit_board(
             ties=int(totals["ties"][k]),
             provisional=bool(provisional[k]),
             above=tuple(counts.models[m] for m in order if above[m, k]),
-            p_best=float(sure.p_best[k]),
-            p_top3=float(sure.p_top[k]),
+            p_best=None if np.isnan(sure.p_best[k]) else float(sure.p_best[k]),
+            p_top3=None if np.isnan(sure.p_top[k]) else float(sure.p_top[k]),
             settled_below=None if np.isnan(sure.votes_to_settle[k]) else bool(sure.settled_below[k]),
             votes_to_settle=None if np.isnan(sure.votes_to_settle[k]) else float(sure.votes_to_settle[k]),
         )
@@ -229,7 +237,7 @@ def _fit_board(
             if unc.replicates is not None
             else sandwich_difference_standard_errors(cov)
         ),
-        critical=float(unc.critical),
+        critical=float(critical),
     )
 
 

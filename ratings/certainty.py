@@ -224,6 +224,39 @@ def prompt_variance(covariance: np.ndarray, vote_covariance: np.ndarray) -> floa
     return max(float(excess.mean()), 0.0)
 
 
+def _rank_chances(
+    counts: PairCounts,
+    theta: np.ndarray,
+    covariance: np.ndarray,
+    among: np.ndarray | None,
+    rng: np.random.Generator | None,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(P(best), P(top k), tau^2)`` over the models in ``among`` (all when None; NaN for the rest).
+
+    One model with a few votes has a near-infinite variance; left in, it makes ``tr S`` dwarf the spread, the
+    prior variance ``tau^2`` is estimated 0 and every model's chance of being best reads ``1 / n``. So the
+    chances are drawn over ``among`` alone: its block of the covariance, re-centred within the block (only
+    differences between these models matter, and the centring over every model had added a common shift).
+    """
+    n = len(theta)
+    idx = np.arange(n) if among is None else np.flatnonzero(among)
+    p_best, p_top = np.full(n, np.nan), np.full(n, np.nan)
+    if len(idx) == 0:
+        return p_best, p_top, float("nan")
+    # drawn in model-name order, so the figures do not depend on the order models were met in the votes
+    names = np.asarray(counts.models, dtype=object)[idx]
+    named = idx[np.argsort(names)]
+    back = np.argsort(np.argsort(names))
+    cov = np.asarray(covariance, dtype=np.float64)[np.ix_(named, named)]
+    if among is not None:
+        centre = np.eye(len(idx)) - np.full((len(idx), len(idx)), 1.0 / len(idx))
+        cov = centre @ cov @ centre
+    mean, post, tau2 = shrunk_posterior(theta[named], cov)
+    draws = normal_draws(mean, post, NORMAL_DRAWS, rng or np.random.default_rng(0))[:, back]
+    p_best[idx], p_top[idx] = rank_probabilities(draws)
+    return p_best, p_top, tau2
+
+
 def board_certainty(
     counts: PairCounts,
     theta: np.ndarray,
@@ -236,6 +269,7 @@ def board_certainty(
     critical: float | None = None,
     probability: float = SETTLE_PROBABILITY,
     vote_covariance: np.ndarray | None = None,
+    among: np.ndarray | None = None,
 ) -> Certainty:
     """The certainty figures of one fitted board (see the module docstring); ``critical`` is the ranks'
     simultaneous critical value (settling a pair means its lead exceeds that many standard errors).
@@ -244,18 +278,13 @@ def board_certainty(
     not used for ``P(best)`` any more (draws centred at the estimate are overconfident); the argument stays
     so callers need not change. ``rng`` seeds the posterior draws (default seed 0). ``vote_covariance`` is the
     vote-level sandwich with the cluster sandwich's small-sample factor (:func:`prompt_variance`); without
-    it (votes without prompts) new votes are taken to shrink all of a gap's variance.
+    it (votes without prompts) new votes are taken to shrink all of a gap's variance. ``among`` (a boolean
+    mask, e.g. the settled models) limits ``P(best)`` and ``P(top k)`` to those models; the others get NaN.
     """
     del replicates
     theta = np.asarray(theta, dtype=np.float64)
-    # drawn in model-name order, so the figures do not depend on the order models were met in the votes
-    named = np.argsort(np.asarray(counts.models, dtype=object))
-    back = np.argsort(named)
-    cov = np.asarray(covariance, dtype=np.float64)[np.ix_(named, named)]
-    mean, post, tau2 = shrunk_posterior(theta[named], cov)
-    draws = normal_draws(mean, post, NORMAL_DRAWS, rng or np.random.default_rng(0))[:, back]
-    p_best, p_top = rank_probabilities(draws)
     n = len(theta)
+    p_best, p_top, tau2 = _rank_chances(counts, theta, covariance, among, rng)
     order = sorted(range(n), key=lambda k: (-theta[k], counts.models[k]))
     var = difference_variances(covariance)
     prompt_part = 0.0 if vote_covariance is None else prompt_variance(covariance, vote_covariance)

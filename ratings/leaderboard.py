@@ -23,7 +23,10 @@ class BoardRow:
 
     ``rank`` is ``1 +`` the number of models in ``above``: those whose lead over this model is
     significant with all pairs of the board controlled together (the simultaneous, max-T interval of the
-    rating difference lies above zero), strongest first.
+    rating difference lies above zero), strongest first. When a board has unsettled models (fewer than
+    ``min_votes`` votes or an infinite interval end) and at least two settled ones, the pairs are those of the
+    settled models only: an unsettled model has nothing in ``above``, is in no one's, and its rank is 1 + the
+    number of settled models (:mod:`ratings.settled`).
     """
 
     model: str

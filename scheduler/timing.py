@@ -31,7 +31,7 @@ from arena.generation.providers import (
 from arena.generation.providers.adapters import parse_params
 from arena.generation.providers.sandbox import SandboxProvider
 from arena.leaderboard.latency import TIMED_MODALITY as MODALITY
-from arena.runtime.observability import TIMINGS
+from arena.runtime.observability import GENERATION_SECONDS, TIMINGS
 from arena.settings import Settings
 from scheduler.measure import Measurement, PerfCounter, measure, timing_client
 from scheduler.selection import active_timing_prompts, choose_prompt, recent_uses
@@ -112,8 +112,11 @@ def sample_counts(engine: Engine) -> dict[str, int]:
 
 
 def timing_request(prompt: str) -> GenerationRequest:
-    """The methodology's timing request: 1024x1024 or the smallest supported square above it, one image."""
-    return GenerationRequest(prompt=prompt, width=1024, height=1024, extra={"resolution": "requested"})
+    """The methodology's timing request: 1024x1024 or the smallest supported square above it, one image; a queue
+    adapter polls it on the methodology's fixed 100 ms grid (`timing`)."""
+    return GenerationRequest(
+        prompt=prompt, width=1024, height=1024, extra={"resolution": "requested", "timing": True}
+    )
 
 
 async def open_provider(model: Model, sleep: Sleep | None) -> tuple[Provider, httpx.AsyncClient | None]:
@@ -173,6 +176,8 @@ def store_sample(
             )
         )
     TIMINGS.labels(model, m.status).inc()
+    if m.status == "ok" and m.seconds is not None:
+        GENERATION_SECONDS.labels(model, "timing").observe(m.seconds)
 
 
 async def _time_model(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.cli import eval_pairwise
+from arena.cli import eval_arena, eval_pairwise
 from arena.cli.common import engine_for, fail, load_settings, print_json
 from arena.cli.eval_cost import DryRun, MaxCost, NoCache, check_budget
 
@@ -16,7 +17,6 @@ EXIT_REGRESSED = 1
 EXIT_OUTAGE = 3
 
 app = typer.Typer(help="The eval harness: suites of cases graded automatically.", no_args_is_help=True)
-eval_pairwise.register(app)
 
 
 def _resolve_run(engine, ref: str) -> str:  # noqa: ANN001
@@ -31,8 +31,22 @@ def _resolve_run(engine, ref: str) -> str:  # noqa: ANN001
 def run_command(
     suite: Annotated[Path, typer.Argument(help="The suite file (TOML).")],
     models: Annotated[
-        str, typer.Option("--models", help="Comma-separated model-run labels or slugs to run (default: all).")
+        str,
+        typer.Option(
+            "--models",
+            help="Comma-separated suite run labels or registry slugs to run (default: the suite's [[models]]).",
+        ),
     ] = "",
+    tag: Annotated[
+        str | None,
+        typer.Option("--tag", help="Run every active registry model with this tag (models.toml tags)."),
+    ] = None,
+    modality: Annotated[
+        str | None,
+        typer.Option(
+            "--modality", help="Run every active registry model of this modality (the suite's cases')."
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default var/evals/<run id>).")
     ] = None,
@@ -67,6 +81,15 @@ def run_command(
     no_cache: NoCache = False,
     max_cost: MaxCost = None,
     dry_run: DryRun = False,
+    judge_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--judge-concurrency",
+            min=1,
+            max=32,
+            help="Judge calls of one case in flight at once (1: in turn).",
+        ),
+    ] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run a suite: generate, grade, store; write report.html, junit.xml, results.jsonl and summary.json.
@@ -112,10 +135,22 @@ def run_command(
     # --no-judge does not drop the judge's checks: they are recorded as skipped, so no item reads as passed.
     judged = [g.name for g in loaded.graders if get_grader(g.name).needs_judge]
     skipped = dict.fromkeys(judged, "--no-judge: the LLM judge did not run") if no_judge else {}
-    wanted = tuple(m.strip() for m in models.split(",") if m.strip())
+    from arena.evals.selection import Selection, SelectionError, select_runs
+
+    chosen = Selection.parse(models, tag, modality)
+    try:  # the runs to run: the suite's, or registry models by slug / tag / modality (arena.evals.selection)
+        loaded = replace(loaded, runs=select_runs(loaded, registry, chosen))
+    except SelectionError as exc:
+        from arena.evals.given_runs import given_labels, given_runs
+
+        labels = given_labels(images, manifest)
+        if chosen or not labels or loaded.runs or len({c.modality for c in loaded.cases}) != 1:
+            fail(str(exc))
+        # grading your own images needs no model: one run per label the images give (arena.evals.given_runs)
+        runs, entries = given_runs(labels, loaded.cases[0].modality)
+        registry = {**registry, **entries}
+        loaded = replace(loaded, runs=runs)
     known = {r.label for r in loaded.runs} | {r.model for r in loaded.runs}
-    if unknown := [m for m in wanted if m not in known]:
-        fail(f"--models: {', '.join(unknown)} not in the suite (runs: {', '.join(sorted(known))})")
     from arena.evals.sources import GivenImages, SourceError, read_folder, read_manifest
 
     given = GivenImages()
@@ -135,7 +170,8 @@ def run_command(
         if any(name not in skipped for name in judged):
             judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
             try:
-                judge.config.api_key()
+                if not dry_run:  # an estimate calls no judge, so it needs no key
+                    judge.config.api_key()
             except JudgeConfigError as exc:
                 fail(str(exc))
         from arena.evals.runner import new_run_id
@@ -150,7 +186,7 @@ def run_command(
                     folder,
                     concurrency,
                     resume,
-                    wanted,
+                    (),
                     given=given,
                     media_dir=settings.media_dir,
                     skipped=skipped,
@@ -160,6 +196,7 @@ def run_command(
                         settings.judge_price_input_per_mtok_usd,
                         settings.judge_price_output_per_mtok_usd,
                     ),
+                    judge_concurrency=judge_concurrency,
                     on_item=lambda done, total: bars("eval", done, total),
                 ),
                 judge,
@@ -304,87 +341,5 @@ def compare_command(
     raise typer.Exit(code)
 
 
-@app.command("arena")
-def arena_command(
-    grader: Annotated[
-        str, typer.Option("--grader", help="The automatic grader: ocr_exact_text.")
-    ] = "ocr_exact_text",
-    model: Annotated[str | None, typer.Option("--model", help="Only this model's outputs.")] = None,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Grade at most this many outputs.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Grade the arena's outputs of text-rendering prompts whose required text is known (the prompt's quoted
-    strings) and print text accuracy per model with its rank correlation to the human Text Rendering board."""
-    from arena.evals.arena_grades import GRADERS, grade_arena, text_accuracy_view
-    from arena.evals.extras import missing_extra
-
-    settings = load_settings()
-    if grader not in GRADERS:
-        fail(f"--grader must be one of {', '.join(GRADERS)}")
-    if lacking := missing_extra([grader]):
-        fail(lacking)
-    with engine_for(settings) as engine:
-        graded = grade_arena(
-            engine,
-            settings.media_dir,
-            grader,
-            model=model,
-            limit=limit,
-            progress=lambda line: typer.echo(line, err=True),
-        )
-        view = text_accuracy_view(engine)
-    if as_json:
-        by_model = {
-            m: {"passed": a.passed, "n": a.n, "rate": a.rate, "interval": a.interval}
-            for m, a in view["by_model"].items()
-        }
-        print_json({"graded_now": graded, "by_model": by_model, "agreement": view["agreement"]})
-        return
-    typer.echo(f"graded {graded} output(s) now")
-    for slug, text in sorted(view["text"].items()):
-        typer.echo(f"  {slug}: text accuracy {text}")
-    agree = view["agreement"]
-    if agree:
-        typer.echo(
-            f"rank agreement with the human Text Rendering board over {agree['models']} models: "
-            f"Kendall tau {agree['kendall_tau']:.2f}, Spearman rho {agree['spearman_rho']:.2f}"
-        )
-    else:
-        typer.echo("rank agreement: needs a published Text Rendering board with at least 3 graded models")
-
-
-@app.command("calibrate")
-def calibrate_command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """The judge re-scores every calibration anchor; the labels feed the drift report at /evals/calibration."""
-    import asyncio
-
-    from arena.db import upgrade_database
-    from arena.evals.labels import judge_anchors
-    from arena.judge import JudgeClient, JudgeConfig, JudgeConfigError
-
-    settings = load_settings()
-    with engine_for(settings) as engine:
-        upgrade_database(engine)
-        judge = JudgeClient(JudgeConfig.from_settings(settings), engine)
-        try:
-            judge.config.api_key()
-        except JudgeConfigError as exc:
-            fail(str(exc))
-
-        async def go() -> list[dict]:
-            try:
-                return await judge_anchors(engine, judge)
-            finally:
-                await judge.aclose()
-
-        rows = asyncio.run(go())
-    if as_json:
-        print_json({"anchors": rows})
-        return
-    if not rows:
-        typer.echo("no calibration anchors yet: make one from an item page under /evals")
-    for row in rows:
-        share = "n/a" if row["agreement"] is None else f"{row['agreement']:.0%}"
-        typer.echo(f"{row['anchor']}: agreement with the reference labels {share}")
+eval_pairwise.register(app)  # after run and compare, so `arena eval --help` lists them first
+eval_arena.register(app)

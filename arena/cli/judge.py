@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from arena.cli.common import engine_for, fail, load_settings, print_json
+from arena.cli.judge_labels import app as labels_app
 
 if TYPE_CHECKING:
     from arena.judge.client import JudgeClient, JudgeConfig
@@ -22,6 +23,9 @@ app = typer.Typer(
 
 MODALITIES = ("text_to_image", "image_editing")
 EXIT_GATE = 1
+
+
+app.add_typer(labels_app, name="labels")
 
 
 def _client(settings: Settings, judge: str | None, engine: Any = None) -> tuple[JudgeClient, JudgeConfig]:
@@ -297,14 +301,24 @@ def report_command(
 
 @app.command("check")
 def check_command(
-    labels: Annotated[Path, typer.Argument(help="Held-out labelled pairs (JSON lines).")],
+    labels: Annotated[Path | None, typer.Argument(help="Held-out labelled pairs (JSON lines).")] = None,
+    golden: Annotated[
+        bool, typer.Option("--golden", help="Check against the small golden set shipped with the arena.")
+    ] = False,
     judge: Annotated[str | None, typer.Option(help="Judge model name (default ARENA_JUDGE_MODEL).")] = None,
     min_agreement: Annotated[float | None, typer.Option(help="Default ARENA_JUDGE_MIN_AGREEMENT.")] = None,
     min_kappa: Annotated[float | None, typer.Option(help="Default ARENA_JUDGE_MIN_KAPPA.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """CI gate: judge a held-out labelled set in both orders; exit 1 when agreement or kappa is below threshold."""
+    """CI gate: judge a held-out labelled set in both orders; exit 1 when agreement or kappa is below threshold.
+    LABELS comes from `arena judge labels export` or your own file; --golden uses the shipped 16-pair set whose
+    truth holds by construction (blank, wrong-text, misspelled and identical images)."""
+    from arena.judge.golden import SHIPPED
     from arena.judge.heldout import LabelsError, check_labelled, read_labels
+
+    if (labels is None) == (not golden):
+        fail("give a labels file or --golden (one of them)")
+    labels = SHIPPED if labels is None else labels
 
     settings = load_settings()
     rubrics = _rubrics()

@@ -11,7 +11,12 @@ __all__ = ["announce_console", "run_server"]
 
 def run_server(app_: Any, settings: Any, host: str | None, port: int | None, *, workers: int = 1) -> None:
     """Serve `app_` (None: `create_app(settings)`) with uvicorn, with the in-process scheduler unless
-    ARENA_SCHEDULER_ENABLED is false; several workers each build their app from the same environment."""
+    ARENA_SCHEDULER_ENABLED is false; several workers each build their app from the same environment and
+    share their metrics through files (set up before anything imports prometheus_client)."""
+    if workers > 1:
+        from arena.runtime.metrics_files import prepare_shared_metrics
+
+        prepare_shared_metrics()
     import uvicorn
 
     from arena.runtime.server_options import uvicorn_options

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import inspect
 import json
 import re
 import sys
@@ -24,7 +23,8 @@ from sqlalchemy import Engine
 from arena.evals.cost import estimate_run, run_cost
 from arena.evals.gen_cache import SOURCE_GIVEN, GenerationCache, generation_key, through_cache
 from arena.evals.graders import build_grader
-from arena.evals.scores import Sample, Score
+from arena.evals.grading import grade_item
+from arena.evals.scores import Sample
 from arena.evals.skipped import skipped_grader
 from arena.evals.sources import GivenImages, imported_output
 from arena.evals.store import RunStore, load_run, write_jsonl
@@ -57,6 +57,8 @@ class RunConfig:
     judge_samples: int = 1  # --judge-samples: each judge question asked K times, median / majority
     use_cache: bool = True  # --no-cache: call the provider even for an image the cache holds
     judge_prices: tuple[float | None, float | None] = (None, None)  # USD per 1M judge input / output tokens
+    judge_concurrency: int = 4  # --judge-concurrency: judge calls of one case in flight at once
+    concurrent_graders: bool = True  # False: an item's graders one after another (the bench's old path)
     progress: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
     on_item: Callable[[int, int], None] | None = None  # (items done, items to do) after each graded item
 
@@ -111,6 +113,7 @@ class SuiteRunner:
                     judge=judge,
                     workflow=suite.workflow,
                     judge_samples=config.judge_samples,
+                    judge_concurrency=config.judge_concurrency,
                 ),
             )
             for spec in suite.graders
@@ -292,25 +295,7 @@ class SuiteRunner:
                 source=source,
             )
         sample_in = Sample(case, output, references, mask, error)
-        scores: list[Score] = []
-        for spec, grader in self.graders:
-            try:
-                got = (
-                    await grader(sample_in)
-                    if inspect.iscoroutinefunction(grader)
-                    else await asyncio.to_thread(grader, sample_in)
-                )
-            except Exception as exc:  # a grader crash fails its gate instead of killing the run
-                got = [
-                    Score.gate(
-                        spec.name,
-                        spec.name,
-                        False,
-                        f"grader error: {type(exc).__name__}: {exc}",
-                        "grader_error",
-                    )
-                ]
-            scores.extend(got)
+        scores = await grade_item(self.graders, sample_in, concurrent=self.config.concurrent_graders)
         scores = apply_consistency(scores, self.suite.workflow)
         outcome, tags = expected_failure(*verdict(scores), case.xfail)
         assert result_id is not None

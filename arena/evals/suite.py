@@ -1,4 +1,4 @@
-"""Suite files (TOML): cases, model runs with parameter overrides and grid sweeps, graders and thresholds.
+"""Suite files (TOML): cases, model runs (optional) with parameter overrides and grid sweeps, graders and thresholds.
 
 A suite is validated whole before anything runs; every problem is reported as `FILE:LINE: reason` and an
 invalid suite is refused. Image paths (references, masks, ground truths) resolve relative to the suite file and
@@ -45,7 +45,8 @@ CASE_KEYS = {
     "ground_truth",
 }
 MODEL_KEYS = {"model", "label", "params", "sweep"}
-SUITE_KEYS = {"name", "workflow", "description", "samples", "seed"}
+SUITE_KEYS = {"name", "workflow", "description", "samples", "seed", "models_from"}
+MODALITIES = tuple(TASKS.values())
 
 
 def load_suite(
@@ -103,6 +104,7 @@ class _Checker:
         seed = head.get("seed", 42)
         if not isinstance(seed, int):
             self.bad(("suite", "seed"), "suite.seed must be an integer")
+        models_from = self.models_from(head.get("models_from", {}))
         cases = self.cases(data.get("cases"))
         runs = self.runs(data.get("models"), known, {c.modality for c in cases})
         graders = self.graders(data.get("graders"))
@@ -123,6 +125,7 @@ class _Checker:
             tuple(runs),
             tuple(graders),
             sha,
+            models_from,
         )
 
     def cases(self, items: Any) -> list[Case]:
@@ -264,9 +267,26 @@ class _Checker:
             out.append(path)
         return out
 
+    def models_from(self, value: Any) -> dict[str, str]:
+        """`models_from = { tag = "...", modality = "..." }`: which registry models a run takes by default."""
+        at = ("suite", "models_from")
+        if not isinstance(value, dict) or set(value) - {"tag", "modality"}:
+            self.bad(at, "suite.models_from must be a table with tag and / or modality")
+            return {}
+        if not all(isinstance(v, str) and v for v in value.values()):
+            self.bad(at, "suite.models_from: tag and modality must be non-empty strings")
+            return {}
+        if value.get("modality", MODALITIES[0]) not in MODALITIES:
+            self.bad(at, f"suite.models_from.modality must be one of {', '.join(MODALITIES)}")
+            return {}
+        return dict(value)
+
     def runs(self, items: Any, known: dict[str, str] | None, modalities: set[str]) -> list[ModelRun]:
-        if not isinstance(items, list) or not items:
-            self.bad(("models",), "at least one [[models]] entry (a registry model) is required")
+        """The suite's own model runs; none is fine (the run names registry models: `arena.evals.selection`)."""
+        if items is None:
+            return []
+        if not isinstance(items, list):
+            self.bad(("models",), "models must be [[models]] entries (registry models)")
             return []
         out: list[ModelRun] = []
         for i, item in enumerate(items):

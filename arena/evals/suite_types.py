@@ -80,3 +80,5 @@ class Suite:
     runs: tuple[ModelRun, ...]
     graders: tuple[GraderSpec, ...]
     sha256: str
+    # `[suite] models_from = { tag, modality }`: registry models run beside `runs` when the command line names none
+    models_from: dict[str, str] = field(default_factory=dict)

@@ -37,7 +37,7 @@ from arena.media.images import ImageRejected
 from arena.media.publication import looks_alike
 from arena.media.store import MediaStore, StoredImage
 from arena.ops.webhook_delivery import emit
-from arena.runtime.observability import GENERATIONS
+from arena.runtime.observability import GENERATION_SECONDS, GENERATIONS
 from arena.runtime.retry import RetryPolicy, is_retryable
 from arena.settings import Settings
 
@@ -236,6 +236,7 @@ class Backfill:
         if self._write(job, values):
             self.report.generated += 1
             GENERATIONS.labels(job.model_slug, "ok").inc()
+            GENERATION_SECONDS.labels(job.model_slug, "backfill").observe(timing.total_seconds)
         else:
             self.store.discard(stored.media_id)
             self.report.skipped += 1

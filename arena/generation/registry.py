@@ -19,6 +19,7 @@ from arena.ops import audit
 
 PRESETS_FILE = "presets.toml"
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+TAG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 
 
 class RegistryError(ValueError):
@@ -42,6 +43,9 @@ class ModelEntry(BaseModel):
     release_date: date | None = None
     anchor: bool = False
     active: bool = True
+    tags: tuple[
+        str, ...
+    ] = ()  # free labels for picking models (`arena eval run --tag`); not stored in the database
 
     @field_validator("adapter")
     @classmethod
@@ -53,6 +57,13 @@ class ModelEntry(BaseModel):
                 "unknown adapter '{name}'; one of {names}",
                 {"name": value, "names": ", ".join(names)},
             )
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if bad := [t for t in value if not TAG.match(t)]:
+            raise ValueError(f"tag '{bad[0]}' must be 1-32 characters of a-z, 0-9, '-' and '_'")
         return value
 
     @field_validator("slug")
@@ -118,7 +129,7 @@ def sync_registry(session: Session, entries: list[ModelEntry], *, actor: str = "
     listed = set()
     for entry in entries:
         listed.add(entry.slug)
-        values = entry.model_dump()
+        values = entry.model_dump(exclude={"tags"})
         values["release_date"] = entry.release_date.isoformat() if entry.release_date else None
         row = existing.get(entry.slug)
         if row is None:

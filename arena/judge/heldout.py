@@ -7,7 +7,8 @@ depend on it) falls below its threshold. Cohen's kappa is reported beside it.
      "prompt": "A bakery sign that reads \\"OPEN\\"", "image_a": "a.png", "image_b": "b.png", "label": "a"}
 
 `label` is `a`, `b` or `tie`; image paths are relative to the file and stay inside its folder; editing items add
-`"reference": "ref.png"`.
+`"reference": "ref.png"`. `model_a`, `model_b`, `votes` and `how` may be present (`arena judge labels export`
+and the shipped golden set write them) and are only for people: the judge is never shown them.
 An item the judge leaves unscored counts as a disagreement in the agreement rate (a gate must not pass by
 failing to answer) and is left out of kappa.
 """
@@ -34,6 +35,7 @@ __all__ = ["CheckResult", "LabelledItem", "LabelsError", "check_labelled", "read
 
 LABELS = {"a": 0, "b": 1, "tie": 2}
 FIELDS = {"id", "modality", "use_case", "prompt", "image_a", "image_b", "label", "reference"}
+INFO_FIELDS = {"model_a", "model_b", "votes", "how"}  # for people reading the file; the judge never sees them
 
 
 class LabelsError(ValueError):
@@ -87,7 +89,7 @@ def read_labels(path: Path, rubrics: dict[str, Rubric]) -> list[LabelledItem]:
             raise LabelsError(f"{where}: not JSON ({exc.msg})") from None
         if not isinstance(data, dict):
             raise LabelsError(f"{where}: each line must be a JSON object")
-        unknown = set(data) - FIELDS
+        unknown = set(data) - FIELDS - INFO_FIELDS
         if unknown:
             raise LabelsError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
         if data.get("label") not in LABELS:

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, func, select
 
 from arena.db.tables import Model, RatingSnapshot
 from arena.leaderboard.differences import StoredDifferences
+from arena.leaderboard.standing import settle_rows
 from prompts_taxonomy import Taxonomy
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "board_keys",
     "board_label",
     "load_models",
+    "published_rows",
 ]
 
 
@@ -41,14 +43,16 @@ class BoardEntry:
     """One model's published row on one board (intervals are None when unbounded).
 
     ``above``: the models whose lead over this one is significant (its rank is 1 + their number); None on
-    boards published before ranks came from pairwise differences.
+    boards published before ranks came from pairwise differences. ``rated``: settled (bounded interval and at
+    least the snapshot's min_votes votes), ranked among the settled models only; an unrated model has rank None
+    and ``unrated_reason`` (see `arena.leaderboard.standing`).
     """
 
     model: str
     rating: float
     ci_low: float | None
     ci_high: float | None
-    rank: int
+    rank: int | None
     votes: int
     wins: int
     losses: int
@@ -59,6 +63,8 @@ class BoardEntry:
     p_top3: float | None = None
     settled_below: bool | None = None  # pair with the next model down; None on the last row / older boards
     votes_to_settle: float | None = None  # None when unknown or never (equal ratings)
+    rated: bool = True
+    unrated_reason: str | None = None  # "3 of 300 votes", "interval unbounded"
 
 
 @dataclass(frozen=True)
@@ -175,8 +181,14 @@ def board_entry(r: dict[str, Any]) -> BoardEntry:
     )
 
 
+def published_rows(rows: list[dict[str, Any]], params: dict[str, Any]) -> tuple[BoardEntry, ...]:
+    """Stored rows as the board publishes them: settled models ranked among themselves, then the not yet rated
+    ones (`arena.leaderboard.standing`)."""
+    return settle_rows((board_entry(r) for r in rows), int(params.get("min_votes") or 0))
+
+
 def _board(record: Any) -> PublishedBoard:
-    rows = tuple(board_entry(r) for r in record.rows or [])
+    rows = published_rows(list(record.rows or []), dict(record.params or {}))
     return PublishedBoard(
         id=record.id,
         modality=record.modality,

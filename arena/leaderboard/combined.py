@@ -25,7 +25,7 @@ import numpy as np
 from sqlalchemy import Connection, select
 
 from arena.db.tables import Prompt, Vote
-from arena.leaderboard.boards import PublishedBoard, board_entry
+from arena.leaderboard.boards import PublishedBoard, published_rows
 from arena.leaderboard.differences import StoredDifferences
 from arena.leaderboard.snapshots import stored_differences, stored_row
 from arena.voting.kept_votes import counted_rows, grouped_kept_votes
@@ -185,7 +185,8 @@ def fit_combined(
         )
     except RatingsError as exc:
         return CombinedResult(None, rows.n_votes, str(exc))
-    entries = tuple(board_entry(stored_row(r)) for r in board.rows)  # as a snapshot stores and reads it
+    # as a snapshot stores and reads it: settled models ranked, the others listed after them unranked
+    entries = published_rows([stored_row(r) for r in board.rows], params)
     published = PublishedBoard(
         id=overall.id,
         modality=modality,

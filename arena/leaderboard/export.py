@@ -209,8 +209,12 @@ def readme(snapshot: dict[str, Any], report: ExportReport) -> str:
         "  models.json               the registered models: organization, endpoint kind, cohort, price.",
         "  snapshot.json             per modality and board: the snapshot parameters, the published rows, and",
         "                            `fit_options` / `command`: the exact options of the fit that reproduces it.",
+        "                            Rows: the rated models first (rated: true; rank among rated models only), then",
+        "                            the ones not yet rated (rated: false, rank: null, unrated_reason: fewer than",
+        "                            params.min_votes votes and/or an unbounded interval).",
         "",
-        "Reproduce a published board (no database needed; the digits match the published board exactly):",
+        "Reproduce a published board (no database needed; the digits match the published board exactly, except",
+        "that the fit gives a model not yet rated rank 1 + the number of rated models where the board has null):",
     ]
     for modality, record in snapshot["modalities"].items():
         overall = record["boards"].get("overall")

@@ -98,40 +98,11 @@ def take_snapshot(
                 report.failures[f"{mod}/{key}"] = message
             records = []
             for board in boards.boards.values():
-                key = str(board.key)
-                vote_count = int(board.counts.votes.sum()) if board.counts is not None else 0
-                params = {
-                    "anchor": board.anchor,
-                    "anchor_rating": board.anchor_rating,
-                    "interval": board.interval,
-                    "level": board.level,
-                    "uncertainty": UNCERTAINTY_RULE,
-                    # votes_to_settle is quoted for this chance of settling (absent: the older rule, gap taken as exact)
-                    "settle_probability": SETTLE_PROBABILITY,
-                    "n_bootstrap": board.n_bootstrap,
-                    "seed": board.seed,
-                    "min_votes": board.min_votes,
-                    "include_simulated": settings.demo_mode,
-                    "current_cohort": sorted(current),
-                    "cell_balanced": key == "overall",
-                    "excluded": [dataclasses.asdict(e) for e in board.excluded],
-                    "notes": list(board.notes),
-                    "clusters": board.n_clusters,  # prompts the intervals resample (0: vote-level)
-                }
-                records.append(
-                    {
-                        "created_at": report.created_at,
-                        "modality": mod,
-                        "board": key,
-                        "vote_count": vote_count,
-                        "filter_version": filter_version,
-                        "methodology_version": settings.methodology_version,
-                        "params": params,
-                        "rows": [stored_row(r) for r in board.rows],
-                        "differences": stored_differences(board),
-                    }
+                record = snapshot_record(
+                    board, mod, settings, current, filter_version=filter_version, created_at=report.created_at
                 )
-                report.boards[f"{mod}/{key}"] = vote_count
+                records.append(record)
+                report.boards[f"{mod}/{record['board']}"] = record["vote_count"]
             if records:
                 with engine.begin() as write:
                     write.execute(insert(RatingSnapshot), records)
@@ -148,6 +119,49 @@ def take_snapshot(
         }
         emit(engine, settings, "snapshot.published", published)
     return report
+
+
+def snapshot_record(
+    board: Board,
+    modality: str,
+    settings: Settings,
+    current: frozenset[str],
+    *,
+    filter_version: str,
+    created_at: datetime,
+) -> dict[str, Any]:
+    """One computed board as a `rating_snapshots` row: its rows, the vote count and every parameter needed to
+    recompute it (`current`: the current-cohort models of the modality)."""
+    key = str(board.key)
+    params = {
+        "anchor": board.anchor,
+        "anchor_rating": board.anchor_rating,
+        "interval": board.interval,
+        "level": board.level,
+        "uncertainty": UNCERTAINTY_RULE,
+        # votes_to_settle is quoted for this chance of settling (absent: the older rule, gap taken as exact)
+        "settle_probability": SETTLE_PROBABILITY,
+        "n_bootstrap": board.n_bootstrap,
+        "seed": board.seed,
+        "min_votes": board.min_votes,
+        "include_simulated": settings.demo_mode,
+        "current_cohort": sorted(current),
+        "cell_balanced": key == "overall",
+        "excluded": [dataclasses.asdict(e) for e in board.excluded],
+        "notes": list(board.notes),
+        "clusters": board.n_clusters,  # prompts the intervals resample (0: vote-level)
+    }
+    return {
+        "created_at": created_at,
+        "modality": modality,
+        "board": key,
+        "vote_count": int(board.counts.votes.sum()) if board.counts is not None else 0,
+        "filter_version": filter_version,
+        "methodology_version": settings.methodology_version,
+        "params": params,
+        "rows": [stored_row(r) for r in board.rows],
+        "differences": stored_differences(board),
+    }
 
 
 def refresh_planner_statistics(engine: Engine) -> None:

@@ -1,21 +1,22 @@
 """The rows of a leaderboard view: a published board joined with model facts, prices and generation times.
 
-Modified endpoints are left out unless asked for. Ranks are re-read among the rows shown: rank = 1 + the number
-of shown models whose lead over this one is significant (the published pairwise relation, `above`), so hiding
-modified endpoints never leaves gaps; with every row shown they equal the published ranks. Boards published
-before ranks came from pairwise differences have no `above`; for them the stored intervals are compared.
+Modified endpoints are left out unless asked for. Ranks are re-read among the settled rows shown: rank = 1 + the
+number of shown settled models whose lead over this one is significant (the published pairwise relation, `above`),
+so hiding modified endpoints never leaves gaps; with every row shown they equal the published ranks. Boards
+published before ranks came from pairwise differences have no `above`; for them the stored intervals are compared.
+Models not yet rated (too few votes or an unbounded interval, `arena.leaderboard.standing`) have no rank and are
+listed after every rated model, whatever the sort.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from arena.leaderboard.boards import BoardEntry, ModelInfo, PublishedBoard
 from arena.leaderboard.latency import LatencyStats
+from arena.leaderboard.standing import ranks_among
 
 __all__ = ["SORT_KEYS", "LeaderboardRow", "SortKey", "build_rows", "sort_rows"]
 
@@ -37,8 +38,8 @@ SORT_KEYS: tuple[str, ...] = (
 class LeaderboardRow:
     """One model on a leaderboard view."""
 
-    rank: int
-    published_rank: int
+    rank: int | None  # None: not yet rated
+    published_rank: int | None
     model: str
     display_name: str
     organization: str
@@ -65,6 +66,8 @@ class LeaderboardRow:
     p_top3: float | None = None
     settled_below: bool | None = None
     votes_to_settle: float | None = None
+    rated: bool = True
+    unrated_reason: str | None = None  # why not rated yet ("3 of 300 votes", "interval unbounded")
 
     @property
     def modified(self) -> bool:
@@ -77,14 +80,12 @@ class LeaderboardRow:
         return self.cohort == "legacy"
 
 
-def _ranks(entries: list[BoardEntry]) -> list[int]:
-    """1 + the number of shown rows above each row: the pairwise relation, or interval overlap on old boards."""
-    if all(e.above is not None for e in entries):
-        shown = {e.model for e in entries}
-        return [1 + sum(m in shown for m in e.above or ()) for e in entries]
-    lows = sorted(e.ci_low if e.ci_low is not None else -math.inf for e in entries)
-    highs = [e.ci_high if e.ci_high is not None else math.inf for e in entries]
-    return [1 + len(lows) - bisect.bisect_right(lows, high) for high in highs]
+def _ranks(entries: list[BoardEntry]) -> list[int | None]:
+    """1 + the number of shown rated rows above each rated row (the pairwise relation, or interval overlap on old
+    boards); None for the rows not yet rated."""
+    rated = [e for e in entries if e.rated]
+    ranks = dict(zip((e.model for e in rated), ranks_among(rated), strict=True))
+    return [ranks.get(e.model) for e in entries]
 
 
 def build_rows(
@@ -144,6 +145,8 @@ def build_rows(
                 p_top3=entry.p_top3,
                 settled_below=entry.settled_below,
                 votes_to_settle=entry.votes_to_settle,
+                rated=entry.rated,
+                unrated_reason=entry.unrated_reason,
             )
         )
     return rows
@@ -168,8 +171,12 @@ def _key(row: LeaderboardRow, key: str) -> tuple[int, object]:
 def sort_rows(
     rows: list[LeaderboardRow], key: str = "rank", descending: bool = False
 ) -> list[LeaderboardRow]:
-    """Rows ordered by a column; ties keep the published order (by rating). Missing values go last."""
-    present = [r for r in rows if _key(r, key)[0] == 0]
-    absent = [r for r in rows if _key(r, key)[0] == 1]
-    present.sort(key=lambda r: _key(r, key)[1], reverse=descending)  # type: ignore[arg-type,return-value]
-    return present + absent
+    """Rows ordered by a column, the rated ones first and the not yet rated ones after them (each group sorted);
+    ties keep the published order (by rating). Missing values go last within a group."""
+    out: list[LeaderboardRow] = []
+    for group in ([r for r in rows if r.rated], [r for r in rows if not r.rated]):
+        present = [r for r in group if _key(r, key)[0] == 0]
+        absent = [r for r in group if _key(r, key)[0] == 1]
+        present.sort(key=lambda r: _key(r, key)[1], reverse=descending)  # type: ignore[arg-type,return-value]
+        out += present + absent
+    return out

@@ -1,7 +1,9 @@
 """Metrics and logs: the Prometheus series the app and its jobs record, and JSON log lines.
 
-Metrics live in prometheus-client's default registry (one per process), so the web app, the generation
-backfill, timing runs and scheduled jobs of one process all show up on that process's `/metrics`. Log lines
+Metrics live in prometheus-client's default registry. With `arena serve --workers N` they are kept in files
+shared by every process (prometheus-client's multiprocess mode, `arena.runtime.metrics_files`), so one scrape
+counts the requests of all workers and the in-process scheduler's jobs. Durations are `*_duration_seconds`
+histograms. Log lines
 are one JSON object each; the request id ties a request's lines together. Nothing logged carries a client
 address, a cookie, a token or a query string (secrets may ride in any of them).
 """
@@ -22,7 +24,7 @@ REQUESTS = Counter(
     "arena_http_requests_total", "HTTP requests by route, method and status.", ["route", "method", "status"]
 )
 LATENCY = Histogram(
-    "arena_http_request_seconds",
+    "arena_http_request_duration_seconds",
     "Time to answer an HTTP request, by route.",
     ["route", "method"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
@@ -38,6 +40,12 @@ GENERATIONS = Counter(
 )
 TIMINGS = Counter(
     "arena_timing_outcomes_total", "Timed generation calls by model and outcome.", ["model", "outcome"]
+)
+GENERATION_SECONDS = Histogram(
+    "arena_generation_duration_seconds",
+    "Seconds of a successful generation call, by model and by what ran it (backfill or timing run).",
+    ["model", "source"],
+    buckets=(1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0, 180.0, 300.0),
 )
 JOB_RUNS = Counter("arena_job_runs_total", "Finished job runs by job and outcome.", ["job", "outcome"])
 

@@ -165,6 +165,12 @@ class PoolCache:
             cached = self._pools.get(modality)
             return cached is not None and (self.background or self.clock() - cached[0] < self.ttl)
 
+    def sizes(self) -> dict[str, tuple[int, int]]:
+        """(prompts, outputs) matchmaking can serve, per modality this process has cached (for `/metrics`)."""
+        with self._lock:
+            pools = {modality: cached[1] for modality, cached in self._pools.items()}
+        return {m: (len(p.prompts), sum(len(o) for o in p.outputs.values())) for m, p in pools.items()}
+
     def get(self, modality: str) -> ModalityPool:
         """The pool for `modality`; when older than the ttl, a background rebuild starts and the current pool
         is returned at once (with `background=False`, the caller rebuilds it instead)."""

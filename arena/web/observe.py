@@ -1,6 +1,7 @@
 """Per-request context and observability: the audit source ("web"), a request id (kept from a well-formed
 `X-Request-ID` or made fresh, echoed in the response), request count and latency by route template (never the
-raw path, so ids cannot explode the series), one JSON access-log line per request, and the `/metrics` page.
+raw path, so ids cannot explode the series) and one JSON access-log line per request (`/metrics` is
+`arena.web.metrics`).
 All in one pure ASGI middleware: Starlette's `@app.middleware("http")` (BaseHTTPMiddleware) costs a task group
 and memory streams per request."""
 
@@ -11,16 +12,11 @@ import re
 import secrets
 import time
 
-from fastapi import APIRouter
-from fastapi.responses import Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-
 from arena.ops import audit
 from arena.runtime.observability import LATENCY, REQUESTS, request_id
 from arena.web.guards import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("arena.access")
-router = APIRouter(tags=["health"])
 _ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 
 
@@ -71,9 +67,3 @@ class ObserveMiddleware:
                 extra={"method": method, "route": route, "status": status, "ms": round(elapsed * 1000, 1)},
             )
             request_id.reset(token)
-
-
-@router.get("/metrics", include_in_schema=False)
-def metrics() -> Response:
-    """Prometheus text exposition of this process's series."""
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

@@ -88,7 +88,7 @@
     }
     root.classList.toggle("editing", editing);
     $("side-reference").hidden = !m.reference;
-    for (const c of root.querySelectorAll("button.compare")) {
+    for (const c of root.querySelectorAll("button.show-before")) {
       c.hidden = !m.reference;
       c.setAttribute("aria-pressed", "false");
       c.textContent = "Show before";
@@ -256,7 +256,7 @@
   });
 
   // Before/after: each output's button swaps its image with the reference while pressed.
-  for (const c of root.querySelectorAll("button.compare")) {
+  for (const c of root.querySelectorAll("button.show-before")) {
     c.addEventListener("click", () => {
       const img = $("img-" + c.dataset.side);
       const before = c.getAttribute("aria-pressed") !== "true";

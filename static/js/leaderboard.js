@@ -58,17 +58,19 @@
         var url = new URL(link.href, window.location.href);
         var desc = url.searchParams.get("order") === "desc";
         var attr = key === "model" ? "data-model-name" : "data-" + key;
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = a.getAttribute(attr), y = b.getAttribute(attr);
-          if (x === "" && y === "") return 0;
-          if (x === "") return 1;
-          if (y === "") return -1;
-          var c = numeric[key] ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
-          return desc ? -c : c;
+        // Each group sorts on its own: the rated models stay above the ones not yet rated, whatever the sort.
+        Array.prototype.forEach.call(table.tBodies, function (body) {
+          var rows = Array.prototype.filter.call(body.rows, function (r) { return r.hasAttribute("data-model"); });
+          rows.sort(function (a, b) {
+            var x = a.getAttribute(attr), y = b.getAttribute(attr);
+            if (x === "" && y === "") return 0;
+            if (x === "") return 1;
+            if (y === "") return -1;
+            var c = numeric[key] ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+            return desc ? -c : c;
+          });
+          rows.forEach(function (r) { body.appendChild(r); });
         });
-        rows.forEach(function (r) { body.appendChild(r); });
         table.querySelectorAll("th[data-sort]").forEach(function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", desc ? "descending" : "ascending");
         // The next click on this header reverses the order, as the server-side links do.

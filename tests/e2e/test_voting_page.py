@@ -89,11 +89,11 @@ def test_editing_tab_shows_the_reference_image_and_the_instruction(page, live_wo
     out = page.locator("#side-left").bounding_box()
     assert abs(ref["width"] - out["width"]) < 2  # the reference is as large as the outputs
     before = page.locator("#img-left").get_attribute("src")
-    page.click("button.compare[data-side=left]")
+    page.click("button.show-before[data-side=left]")
     assert page.locator("#img-left").get_attribute("src") == page.locator("#img-reference").get_attribute(
         "src"
     )
-    page.click("button.compare[data-side=left]")
+    page.click("button.show-before[data-side=left]")
     assert page.locator("#img-left").get_attribute("src") == before
     page.keyboard.press("1")
     _revealed(page)

@@ -5,6 +5,8 @@ A job answers "still working" to its first poll and its final state after that.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -201,7 +203,16 @@ class FakeReplicate(QueueFake):
     (a URL or a list of URLs, served for an hour) or failed with `error`; 429 throttled with Retry-After.
     The output's shape is the model's own (its output schema on replicate.com), looked up by the model in the
     request path, never taken from the preset under test: an unknown model gets a 404. Replicate documents no
-    refusal status or code (a model's checker fails the prediction with its own text), so no "refused"."""
+    refusal status or code (a model's checker fails the prediction with its own text), so no "refused".
+
+    Files API (https://replicate.com/docs/reference/http#files.create): POST /v1/files as multipart/form-data with
+    the file in `content` -> 201 file object {id, name, content_type, size, checksums, urls: {get}}; a file's
+    urls.get is what a prediction input takes for it (replicate-python uploads a file input and passes
+    urls["get"]). The prediction resolves every input string under its own /v1/files/ (an unknown one: 422) and
+    keeps the bytes in `inputs`; a data URI is decoded there too, so a test sees which way each image came.
+    Replicate recommends data URIs only for files under 1 MB
+    (https://replicate.com/docs/topics/predictions/input-files); it documents no rejection of larger ones, so the
+    fake takes them and records them in `large_data_uris`."""
 
     name = "replicate"
     hosts = ("api.replicate.com",)
@@ -230,11 +241,60 @@ class FakeReplicate(QueueFake):
             **extra,
         }
 
+    def __init__(self, *, key: str | None = None) -> None:
+        super().__init__(key=key)
+        self.uploads: dict[str, bytes] = {}  # file id -> content
+        self.inputs: list[tuple[str, str, bytes]] = []  # (input field, "file" | "data_uri", bytes)
+        self.large_data_uris = 0
+
+    def _create_file(self, request: Request) -> Reply:
+        _, files = request.form()
+        content = files.get("content")
+        if not content:
+            return Reply.json(
+                {"title": "Invalid request", "detail": "content is required", "status": 422}, 422
+            )
+        file_id = f"file{len(self.uploads) + 1:04d}"
+        self.uploads[file_id] = content
+        url = f"{self.url}/v1/files/{file_id}"
+        body = {
+            "id": file_id,
+            "name": "reference.png",
+            "content_type": "image/png",
+            "size": len(content),
+            "checksums": {"sha256": hashlib.sha256(content).hexdigest()},
+            "metadata": {},
+            "urls": {"get": url},
+        }
+        return Reply.json(body, 201)
+
+    def _resolve_inputs(self, body: dict[str, Any]) -> str | None:
+        """Read every file URL and data URI of the input as the model would; the field of an unknown file."""
+        for name, value in (body.get("input") or {}).items():
+            if not isinstance(value, str):
+                continue
+            if value.startswith(f"{self.url}/v1/files/"):
+                data = self.uploads.get(value.rsplit("/", 1)[-1])
+                if data is None:
+                    return name
+                self.inputs.append((name, "file", data))
+            elif value.startswith("data:") and "," in value:
+                data = base64.b64decode(value.split(",", 1)[1])
+                self.large_data_uris += len(data) >= 1_000_000
+                self.inputs.append((name, "data_uri", data))
+        return None
+
     def api(self, request: Request) -> Reply:
+        if request.method == "POST" and request.path == "/v1/files":
+            return self._create_file(request)
         if request.method == "POST" and request.path.endswith("/predictions"):
             model = request.path.removeprefix("/v1/models/").removesuffix("/predictions")
             if model not in self.LIST_OUTPUT:
                 return Reply.json({"detail": "Not found."}, 404)
+            missing = self._resolve_inputs(request.json())
+            if missing is not None:
+                detail = f"- input.{missing}: could not read the file at this URL"
+                return Reply.json({"title": "Input validation failed", "detail": detail, "status": 422}, 422)
             out = self.submit(request)
             if isinstance(out, Reply):
                 return out

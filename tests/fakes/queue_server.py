@@ -41,7 +41,8 @@ Kind = Literal[
 class JobBehaviour:
     """How one submitted job behaves: `delay_s` after the submit it completes (or fails); `download_delay_s`
     before the image download answers; `retry_after` for a 429 on submit; the first `slow_polls` status polls
-    answer only after `poll_delay_s` (a status request that times out).
+    answer only after `poll_delay_s` (a status request that times out); the status polls numbered in
+    `throttled_polls` (1-based) answer 429 with `Retry-After: poll_retry_after`.
     """
 
     kind: Kind = "url"
@@ -50,6 +51,8 @@ class JobBehaviour:
     retry_after: str | None = "3"
     slow_polls: int = 0
     poll_delay_s: float = 0.0
+    throttled_polls: tuple[int, ...] = ()
+    poll_retry_after: str = "1"
 
 
 @dataclass
@@ -139,6 +142,9 @@ class FakeQueueServer(FakeHTTPServer):
         b = job.behaviour
         if b.kind == "poll_error":
             return Reply.json({"detail": "bad gateway"}, 502)
+        if len(job.polls) in b.throttled_polls:
+            headers = {"Retry-After": b.poll_retry_after}
+            return Reply.json({"detail": "Too many requests"}, 429, headers=headers)
         if len(job.polls) <= b.slow_polls:
             return Reply.json({"id": job_id, "status": "processing"}, delay_s=b.poll_delay_s)
         if b.kind == "never" or now - job.submitted_at < b.delay_s:

@@ -251,3 +251,18 @@ def test_the_judge_cost_comes_from_its_reported_token_usage(monkeypatch, tmp_pat
     assert cost["estimate"]["judge"]["calls"] == calls
     assert cost["total_usd"] == pytest.approx(0.01 + cost["judge"]["usd"])  # meridian: $0.01 an image
     assert f"judge ({120 * calls} tokens)" in result.stdout
+
+
+def test_a_dry_run_of_a_judged_suite_needs_no_judge_key(monkeypatch, tmp_path, database_url):
+    """The estimate calls no judge, so a missing key must not stop it (a real run still stops on it)."""
+    monkeypatch.setenv("ARENA_DATABASE_URL", database_url)
+    monkeypatch.setenv("ARENA_MODELS_FILE", str(ROOT / "models.toml"))
+    monkeypatch.setenv("ARENA_JUDGE_API_KEY_ENV", "ARENA_TEST_NO_SUCH_JUDGE_KEY")
+    monkeypatch.delenv("ARENA_TEST_NO_SUCH_JUDGE_KEY", raising=False)
+    suite = tmp_path / "suite.toml"
+    suite.write_text(JUDGED)
+    dry = CliRunner().invoke(app, ["eval", "run", str(suite), "--out", str(tmp_path / "d"), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "judge" in dry.stdout and not (tmp_path / "d").exists()
+    real = CliRunner().invoke(app, ["eval", "run", str(suite), "--out", str(tmp_path / "r")])
+    assert real.exit_code == 2 and "ARENA_TEST_NO_SUCH_JUDGE_KEY" in real.stderr, real.output

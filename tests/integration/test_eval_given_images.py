@@ -178,3 +178,49 @@ def test_case_images_a_folder_and_a_manifest_are_graded_by_every_grader(
     assert len(fake_chat.calls) == 2 * 3 and all(len(c.image_urls) == 3 for c in fake_chat.calls)
     bad = run(*args[:-1], str(tmp_path / "r2"), "--images", str(tmp_path / "given"))
     assert bad.exit_code == 2 and "no case 'bad' in the suite" in bad.output
+
+
+NO_MODELS = """
+[suite]
+name = "my own signs"
+workflow = "generic"
+
+[[graders]]
+name = "ocr_exact_text"
+
+[[cases]]
+id = "opening"
+task = "generation"
+prompt = 'A flyer with the headline "GRAND OPENING".'
+
+[[cases]]
+id = "closing"
+task = "generation"
+prompt = 'A flyer with the headline "LAST DAY".'
+"""
+
+
+def test_a_folder_of_your_own_images_is_graded_without_naming_any_model(run, initialized, tmp_path):  # noqa: F811
+    """A suite with no [[models]] and a folder of images: the images are the runs (the top level `given`, each
+    subfolder its own label); before, the run stopped asking for --models / --tag / --modality."""
+    (tmp_path / "suite.toml").write_text(NO_MODELS)
+    folder = tmp_path / "mine"
+    (folder / "v2").mkdir(parents=True)
+    (folder / "opening.png").write_bytes(sign(["GRAND OPENING"]))
+    (folder / "closing.png").write_bytes(sign(["LAST DAY"]))
+    (folder / "v2" / "opening.png").write_bytes(sign(["GRAND OPENNG"]))
+    (folder / "v2" / "closing.png").write_bytes(sign(["LAST DAY"]))
+    out = tmp_path / "run"
+    result = run("eval", "run", str(tmp_path / "suite.toml"), "--out", str(out), "--images", str(folder))
+    assert result.exit_code == 1, result.output  # v2's typo fails its OCR gate
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    verdicts = {(r["run_label"], r["case_id"]): r["verdict"] for r in rows}
+    assert verdicts == {
+        ("given", "opening"): "pass",
+        ("given", "closing"): "pass",
+        ("v2", "opening"): "fail",
+        ("v2", "closing"): "pass",
+    }
+    # nothing given and no model named: still the one-line question
+    bare = run("eval", "run", str(tmp_path / "suite.toml"), "--out", str(tmp_path / "r2"))
+    assert bare.exit_code == 2 and "--models" in bare.output

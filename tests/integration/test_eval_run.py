@@ -283,14 +283,16 @@ def test_judge_samples_take_the_median_score_of_k_answers(env, fake_chat):
 
     cycles: dict[str, itertools.cycle] = {}
 
-    def answers(call) -> Answer:  # each metric's three samples are asked in a row (concurrency 1)
+    def answers(call) -> Answer:  # each metric's three samples are asked in a row (both concurrencies 1)
         score = next(cycles.setdefault(call.schema_name, itertools.cycle([1, 5, 4])))
         return Answer.json({"score": score, "reason": f"said {score}", "failure_tags": []})
 
     fake_chat.responder = answers
     out = env / "k"
     args = ["eval", "run", str(write_suite(env)), "--out", str(out), "--models", "sandbox-retouch"]
-    result = CliRunner().invoke(app, [*args, "--concurrency", "1", "--judge-samples", "3"])
+    result = CliRunner().invoke(
+        app, [*args, "--concurrency", "1", "--judge-concurrency", "1", "--judge-samples", "3"]
+    )
     assert result.exit_code == 0, result.output
     assert len(fake_chat.calls) == 2 * METRICS * 3
     metrics = json.loads((out / "summary.json").read_text())["runs"]["sandbox-retouch"]["metrics"]

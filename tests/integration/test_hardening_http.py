@@ -142,7 +142,7 @@ def test_every_page_carries_the_security_headers(voter):
 
 def test_metrics_count_requests_matchups_and_votes_by_reason(voter):
     def scrape():
-        text = voter.get("/metrics").text
+        text = voter.get("/metrics", headers={"Authorization": "Bearer test-operator-token"}).text
         values = {}
         for line in text.splitlines():
             if line and not line.startswith("#"):
@@ -161,7 +161,7 @@ def test_metrics_count_requests_matchups_and_votes_by_reason(voter):
     assert delta('arena_matchups_served_total{modality="text_to_image"}') == 1
     assert delta('arena_votes_total{outcome="filtered",reason="min_time"}') == 1
     assert delta('arena_http_requests_total{method="POST",route="/api/v1/votes",status="200"}') == 1
-    assert delta('arena_http_request_seconds_count{method="POST",route="/api/v1/matchups"}') == 1
+    assert delta('arena_http_request_duration_seconds_count{method="POST",route="/api/v1/matchups"}') == 1
     response = voter.get("/api/v1/health")
     assert re.fullmatch(r"[0-9a-f]{16}", response.headers["x-request-id"])
     echoed = voter.get("/api/v1/health", headers={"X-Request-ID": "trace-12345678"})

@@ -177,7 +177,7 @@ def test_an_editing_model_page_shows_the_reference_images_of_its_examples(web):
 def test_the_methodology_page_states_the_parameters_in_force(web):
     html = web.get("/methodology").text
     assert "lb-meridian" in html and "lb-retouch" in html  # the anchors the published boards used
-    assert "Provisional below" in html and "40 votes" in html
+    assert "Not yet rated below" in html and "40 votes" in html
     assert "Relic (test)" in html.split("Legacy cohort", 1)[1][:200]
     assert "arena ratings fit" in html and "arena export" in html
     assert 'id="intervals"' in html and "shifted by <em>one</em> constant per board" in html

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.generation.registry import ModelEntry, parse_registry
+from tests.fakes.hosted_azure import FakeAzureOpenAI
 from tests.fakes.hosted_base import ProviderFake
 from tests.fakes.hosted_queue import FakeBFL, FakeFal, FakeGenericQueue, FakeReplicate
 from tests.fakes.hosted_sync import (
@@ -33,11 +34,12 @@ FAKES: tuple[type[ProviderFake], ...] = (
     FakeStability,
     FakeIdeogram,
     FakeOpenAIImages,
+    FakeAzureOpenAI,
     FakeTogether,
     FakeXAI,
     FakeGenericQueue,
 )
-URL_KEYS = ("submit_url", "status_url", "endpoint", "base_url")
+URL_KEYS = ("submit_url", "status_url", "endpoint", "base_url", "upload_url")  # Azure's endpoint has no path
 DEFAULT_HOSTS = {"google_genai": "generativelanguage.googleapis.com", "openai": "api.openai.com"}
 NOT_HTTP = ("diffusers", "external")  # presets with no provider to fake: covered by their own tests
 

@@ -266,6 +266,7 @@ def test_the_commented_out_real_endpoint_examples_validate_once_uncommented():
     assert {e.adapter for e in examples} == {
         "openai",
         "openai_compatible",
+        "azure_openai",
         "submit_poll",
         "google_genai",
         "stability",

@@ -206,8 +206,14 @@ def test_json_keeps_the_sign_of_an_unbounded_interval_end_and_lists_the_models_a
     rows = {r["model"]: r for r in json.loads(result.stdout)}
     assert rows["rare"]["ci_high"] == "inf" and isinstance(rows["rare"]["ci_low"], float)
     assert float(rows["rare"]["ci_high"]) == float("inf")
+    settled = [
+        r for r in rows.values() if r["ci_high"] != "inf" and r["ci_low"] != "-inf" and not r["provisional"]
+    ]
     for row in rows.values():
-        assert row["rank"] == 1 + len(row["above"]) and set(row["above"]) <= set(rows) - {row["model"]}
+        assert set(row["above"]) <= set(rows) - {row["model"]}
+        # settled models rank among themselves; the others after every one of them (ratings.settled)
+        want = 1 + len(row["above"]) if row in settled else 1 + len(settled)
+        assert row["rank"] == want
     table = _run("--battles", str(_rare_model_battles(tmp_path)), "--bootstrap", "300").stdout
     rare_line = next(line for line in table.splitlines() if line.split()[1:2] == ["rare"])
     assert rare_line.split()[4] == "inf" and "provisional" in rare_line

@@ -59,7 +59,11 @@ def test_the_time_is_request_to_last_byte_plus_the_write_to_disk(tmp_path):
 
 def test_the_request_asks_for_1024_square_or_the_smallest_supported_square_above():
     request = timing_request("p")
-    assert (request.width, request.height, request.extra) == (1024, 1024, {"resolution": "requested"})
+    assert (request.width, request.height, request.extra) == (
+        1024,
+        1024,
+        {"resolution": "requested", "timing": True},
+    )
 
 
 @pytest.mark.parametrize(

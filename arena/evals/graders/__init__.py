@@ -58,7 +58,7 @@ BUILTIN: tuple[RegisteredGrader, ...] = (
         "rubric",
         rubric,
         "the LLM judge's answer to each metric of the workflow's rubric (gates and 0-5 scales)",
-        context=("judge", "workflow", "judge_samples"),
+        context=("judge", "workflow", "judge_samples", "judge_concurrency"),
         validate=check_rubric_options,
         checks=rubric_checks,
     ),
@@ -121,5 +121,6 @@ def check_options(name: str, options: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def build_grader(name: str, options: dict[str, Any], **context: Any) -> Grader:
-    """The grader `name` with `options`; `context` (judge, workflow, judge_samples) is passed where it is taken."""
+    """The grader `name` with `options`; `context` (judge, workflow, judge_samples, judge_concurrency) is passed
+    where it is taken."""
     return get_grader(name).build(options, context)

@@ -1,10 +1,13 @@
 """The LLM-judge grader (suites name it "rubric"): one judge call per metric of the workflow's rubric, with the
 images `arena.evals.graders.judge_inputs` picks (references, mask and edit region, ground truth, the output, and
 zoomed views for text-accuracy metrics), each captioned by role. An answer that keeps breaking the schema
-leaves the metric unscored with the judge client's reason; nothing is guessed."""
+leaves the metric unscored with the judge client's reason; nothing is guessed.
+A case's judge calls (every metric, every sample) run concurrently, at most `judge_concurrency` at once; the
+scores come back in the rubric's metric order whatever order the answers arrive in."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import Any
 
@@ -82,100 +85,78 @@ def rubric(
     metrics: list[str] | None = None,
     thresholds: dict[str, float] | None = None,
     judge_samples: int = 1,
+    judge_concurrency: int = 4,
 ) -> Any:
     """Async grader: scores `metrics` (default: all) of the rubric `rubric` (default: the suite's workflow),
-    asking each question `judge_samples` times and combining the answers (arena.evals.graders.judge_samples)."""
+    asking each question `judge_samples` times and combining the answers (arena.evals.graders.judge_samples);
+    at most `judge_concurrency` judge calls of one case are in flight at once (1: one after another)."""
     loaded = load_rubric(rubric or workflow)
     chosen = [loaded.metric(k) for k in metrics] if metrics else list(loaded.metrics)
     limits = thresholds or {}
 
     async def grade(sample: Sample) -> list[Score]:
-        scores: list[Score] = []
-        for metric in chosen:
-            key = f"rubric:{metric.key}"
-            kind = _kind(metric.kind)
-            threshold = limits.get(metric.key, metric.threshold)
-            if sample.output is None:
-                if kind == "gate":
-                    scores.append(
-                        Score.gate(key, "rubric", False, f"no output: {sample.error}", "missing_output")
-                    )
-                elif kind == "info":
-                    scores.append(Score(key, "rubric", "info", None, f"no output: {sample.error}"))
-                else:
-                    scores.append(
-                        Score(
-                            key,
-                            "rubric",
-                            "graded",
-                            0.0,
-                            f"no output: {sample.error}",
-                            False,
-                            ("missing_output",),
-                            details={"threshold": threshold},
-                        )
-                    )
-                continue
-            shown = judge_images(sample, zoom=metric.zoom)
-            request = JudgeRequest(
-                rubric_id=f"{loaded.workflow}.{metric.key}",
-                rubric_version=loaded.version,
-                system_prompt=system_prompt(loaded, metric),
-                user_text=user_text(sample.case, shown),
-                schema_name=f"{loaded.workflow}_{metric.key}"[:64],
-                schema=answer_schema(loaded, metric),
-                images=tuple(s.image for s in shown),
-            )
-            results = [await judge.judge(replace(request, sample=i)) for i in range(max(1, judge_samples))]
-            data, unscored_reason, sample_details = combine(results, gate=kind == "gate")
-            result = results[-1]
-            details = {
-                "rubric_version": loaded.version,
-                "judge_model": result.judge_model,
-                "from_cache": all(r.from_cache for r in results),
-                "attempts": sum(r.attempts for r in results),
-                "threshold": threshold,
-                **(sample_details if len(results) > 1 else {}),
-            }
-            if data is None:
-                scores.append(
-                    Score(
-                        key,
-                        "rubric",
-                        kind,
-                        None,
-                        f"unscored: {unscored_reason}",
-                        None,
-                        ("judge_unscored",),
-                        True,
-                        details,
-                    )
-                )
-                continue
-            tags = tuple(data["failure_tags"])
+        gate = asyncio.Semaphore(max(1, judge_concurrency))
+
+        async def ask(request: JudgeRequest) -> Any:
+            async with gate:
+                return await judge.judge(request)
+
+        return list(await asyncio.gather(*(_metric(sample, metric, ask) for metric in chosen)))
+
+    async def _metric(sample: Sample, metric: Any, ask: Any) -> Score:
+        """The score of one metric (its judge calls go through `ask`, which holds the case's bound)."""
+        key = f"rubric:{metric.key}"
+        kind = _kind(metric.kind)
+        threshold = limits.get(metric.key, metric.threshold)
+        if sample.output is None:
             if kind == "gate":
-                scores.append(
-                    Score.gate(key, "rubric", bool(data["passed"]), data["reason"], *tags, **details)
-                )
-            else:
-                value = float(data["score"])
-                if kind == "info":  # measured beside an offline check, not a verdict input
-                    scores.append(Score(key, "rubric", "info", value, data["reason"], details=details))
-                    continue
-                passed = threshold is None or value >= threshold
-                scores.append(
-                    Score(
-                        key,
-                        "rubric",
-                        "graded",
-                        value,
-                        data["reason"],
-                        passed,
-                        () if passed else tags,
-                        False,
-                        details,
-                    )
-                )
-        return scores
+                return Score.gate(key, "rubric", False, f"no output: {sample.error}", "missing_output")
+            if kind == "info":
+                return Score(key, "rubric", "info", None, f"no output: {sample.error}")
+            return Score(
+                key,
+                "rubric",
+                "graded",
+                0.0,
+                f"no output: {sample.error}",
+                False,
+                ("missing_output",),
+                details={"threshold": threshold},
+            )
+        shown = await asyncio.to_thread(judge_images, sample, zoom=metric.zoom)  # image work off the loop
+        request = JudgeRequest(
+            rubric_id=f"{loaded.workflow}.{metric.key}",
+            rubric_version=loaded.version,
+            system_prompt=system_prompt(loaded, metric),
+            user_text=user_text(sample.case, shown),
+            schema_name=f"{loaded.workflow}_{metric.key}"[:64],
+            schema=answer_schema(loaded, metric),
+            images=tuple(s.image for s in shown),
+        )
+        samples = (replace(request, sample=i) for i in range(max(1, judge_samples)))
+        results = list(await asyncio.gather(*(ask(r) for r in samples)))
+        data, unscored_reason, sample_details = combine(results, gate=kind == "gate")
+        result = results[-1]
+        details = {
+            "rubric_version": loaded.version,
+            "judge_model": result.judge_model,
+            "from_cache": all(r.from_cache for r in results),
+            "attempts": sum(r.attempts for r in results),
+            "threshold": threshold,
+            **(sample_details if len(results) > 1 else {}),
+        }
+        if data is None:
+            reason = f"unscored: {unscored_reason}"
+            return Score(key, "rubric", kind, None, reason, None, ("judge_unscored",), True, details)
+        tags = tuple(data["failure_tags"])
+        if kind == "gate":
+            return Score.gate(key, "rubric", bool(data["passed"]), data["reason"], *tags, **details)
+        value = float(data["score"])
+        if kind == "info":  # measured beside an offline check, not a verdict input
+            return Score(key, "rubric", "info", value, data["reason"], details=details)
+        passed = threshold is None or value >= threshold
+        return Score(
+            key, "rubric", "graded", value, data["reason"], passed, () if passed else tags, False, details
+        )
 
     return grade

@@ -1,11 +1,17 @@
 """OCR exact-text gate, offline: RapidOCR on ONNX Runtime with the detection and recognition models the pinned
-`rapidocr` wheel ships. Model paths are set explicitly, so it never downloads anything."""
+`rapidocr` wheel ships. Model paths are set explicitly, so it never downloads anything.
+
+Concurrent reads each take an engine from a small pool (`ocr_workers`, default one per core, at most 4) instead
+of queueing on one engine: every engine has its own ONNX Runtime sessions, whose threads split the cores, so
+no engine object is ever used by two threads at once (nothing here relies on RapidOCR being thread-safe)."""
 
 from __future__ import annotations
 
 import io
+import os
 import threading
-from functools import cache
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +35,7 @@ MODEL_FILES = {
     "Rec.model_path": "PP-OCRv6_rec_small.onnx",
 }
 MAX_SIDE = 1024
-_lock = threading.Lock()
+CORES = os.cpu_count() or 1
 
 
 def model_dir() -> Path:
@@ -39,12 +45,62 @@ def model_dir() -> Path:
     return Path(rapidocr.__file__).parent / "models"
 
 
-@cache
+class EnginePool:
+    """At most `size` OCR engines, made on first need and lent to one thread at a time."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self._idle: list[Any] = []
+        self._made = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def engine(self) -> Iterator[Any]:
+        """An engine for the caller alone; waits while all `size` are lent."""
+        with self._cond:
+            while not self._idle and self._made >= self.size:
+                self._cond.wait()
+            engine = self._idle.pop() if self._idle else None
+            if engine is None:
+                self._made += 1
+        if engine is None:
+            try:
+                engine = _engine()
+            except BaseException:
+                with self._cond:
+                    self._made -= 1
+                    self._cond.notify()
+                raise
+        try:
+            yield engine
+        finally:
+            with self._cond:
+                self._idle.append(engine)
+                self._cond.notify()
+
+
+_pool = EnginePool(min(4, CORES))
+
+
+def set_ocr_workers(n: int) -> None:
+    """Use a pool of `n` engines from now on (1: one inference at a time on all cores, the old behaviour)."""
+    global _pool
+    _pool = EnginePool(n)
+
+
+def ocr_workers() -> int:
+    """How many OCR engines may run at once."""
+    return _pool.size
+
+
 def _engine() -> Any:
+    """A new RapidOCR engine; its ONNX Runtime sessions get the pool's share of the cores."""
     from rapidocr import RapidOCR
 
     root = model_dir()
     params: dict[str, Any] = {"Global.log_level": "error", "Global.use_cls": False}
+    if _pool.size > 1:  # one engine alone keeps ONNX Runtime's default: every core
+        params["EngineConfig.onnxruntime.intra_op_num_threads"] = max(1, CORES // _pool.size)
     for key, name in MODEL_FILES.items():
         path = root / name
         if not path.is_file():
@@ -59,8 +115,8 @@ def read_lines(image_bytes: bytes, min_confidence: float = 0.5) -> list[str]:
         rgb = image.convert("RGB")
     if max(rgb.size) > MAX_SIDE:
         rgb.thumbnail((MAX_SIDE, MAX_SIDE))
-    with _lock:  # one inference at a time: ONNX Runtime already uses every core
-        result = _engine()(np.asarray(rgb))
+    with _pool.engine() as engine:
+        result = engine(np.asarray(rgb))
     texts = result.txts or ()
     scores = result.scores or ()
     boxes = result.boxes if result.boxes is not None else [None] * len(texts)

@@ -11,7 +11,8 @@ from typing import Any
 
 from arena.evals.scores import Grader, Kind
 
-CONTEXT = ("judge", "workflow", "judge_samples")  # what a run can hand a factory besides the suite's options
+# what a run can hand a factory besides the suite's options
+CONTEXT = ("judge", "workflow", "judge_samples", "judge_concurrency")
 
 OptionCheck = Callable[[dict[str, Any]], tuple[str, str] | None]
 ChecksOf = Callable[[dict[str, Any], str], list[tuple[str, Kind]]]

@@ -20,6 +20,7 @@ ENTRY_POINT_GROUP = "arena.adapters"
 BUILTIN: dict[str, str] = {
     "openai": "arena.generation.providers.openai_images:OPENAI",
     "openai_compatible": "arena.generation.providers.openai_images:OPENAI_COMPATIBLE",
+    "azure_openai": "arena.generation.providers.azure_openai:SPEC",
     "submit_poll": "arena.generation.providers.submit_poll:SPEC",
     "sandbox": "arena.generation.providers.sandbox:SPEC",
     "google_genai": "arena.generation.providers.google_genai:SPEC",

@@ -138,7 +138,21 @@ class SubmitPollParams(_Params):
     sync: bool = False  # the submit response is already the final result (no status to poll)
     result_url_field: str = "result.url"
     result_b64_field: str | None = None
-    poll_interval_ms: int = Field(default=100, ge=1, le=60_000)
+    # Polling: the first wait (replicate-python's default poll interval is 0.5 s), multiplied by poll_backoff
+    # after each poll up to poll_max_interval_ms, each wait drawn between half and all of it (poll_jitter);
+    # poll_backoff 1 with poll_jitter false is a fixed cadence (the methodology's 100 ms for a timing run).
+    poll_interval_ms: int = Field(default=500, ge=1, le=60_000)
+    poll_backoff: float = Field(default=1.5, ge=1, le=4)
+    poll_max_interval_ms: int = Field(default=5000, ge=1, le=60_000)
+    poll_jitter: bool = True
+    poll_timeout_s: float = Field(default=30.0, gt=0, le=600)  # one status request; a slow one is retried
+    # References larger than inline_max_bytes: uploaded to upload_url (a files API, multipart field
+    # upload_field, the file's URL at upload_url_field in the answer) and sent as that URL; without upload_url,
+    # re-encoded as JPEG (then scaled down) until they fit. None sends every reference inline.
+    inline_max_bytes: int | None = Field(default=None, ge=10_000)
+    upload_url: Url | None = None
+    upload_field: str = "content"
+    upload_url_field: str = "urls.get"
     timeout_s: float = Field(default=300.0, gt=0, le=3600)
     defaults: Annotated[dict[str, Any], GEN] = Field(default_factory=dict)
 

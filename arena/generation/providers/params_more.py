@@ -1,5 +1,5 @@
-"""The `params` tables of the dedicated hosted adapters (Google, Stability AI, Ideogram), the local `diffusers`
-adapter and `external` models (outputs imported, never generated)."""
+"""The `params` tables of the dedicated hosted adapters (Google, Stability AI, Ideogram, Azure OpenAI), the local
+`diffusers` adapter and `external` models (outputs imported, never generated)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from arena.generation.providers.params import GEN, Generation, Sizes, Url, _Params
+from arena.generation.providers.params import GEN, Generation, OpenAIParams, Sizes, Url, _Params
 
 KEY_ENV = r"^([A-Za-z_][A-Za-z0-9_]*)?$"
 
@@ -77,3 +77,15 @@ class DiffusersParams(_Params):
     cpu_offload: bool = False  # enable_model_cpu_offload() for GPUs with less memory than the model
     defaults: Annotated[dict[str, Any], GEN] = Field(default_factory=dict)  # further pipeline call arguments
     timeout_s: float = Field(default=1800.0, gt=0, le=7200)
+
+
+class AzureOpenAIParams(OpenAIParams):
+    """Adapter `azure_openai`: an OpenAI image model deployed on Azure OpenAI. Requests go to
+    {endpoint}/openai/deployments/{deployment}/images/generations (or /images/edits) with ?api-version= and the
+    key in the `api-key` header; `model` names the deployed model (gpt-image-1, dall-e-3) and is sent as the SDK
+    sends it."""
+
+    endpoint: Url  # https://<resource>.openai.azure.com
+    deployment: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    api_version: str = Field(default="2025-04-01-preview", pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$")
+    api_key_env: str = Field(default="AZURE_OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -1,5 +1,6 @@
-"""A generic queue API: submit a job, poll its status every 100 ms (the methodology's cadence), download the
-result. The measured time runs from the submit request to the last byte of the image.
+"""A generic queue API: submit a job, poll its status (`arena.generation.providers.polling`: a growing interval,
+Retry-After honoured, an error budget), download the result. The measured time runs from the submit request to
+the last byte of the image; reference uploads happen before it starts.
 """
 
 from __future__ import annotations
@@ -33,38 +34,16 @@ from arena.generation.providers.http_common import (
     dotted,
     download_result,
     fetch,
-    image_mime,
     is_refusal,
     json_object,
     pick_size,
 )
 from arena.generation.providers.params import SubmitPollParams
+from arena.generation.providers.polling import PollOutcome, PollSchedule, poll_until
+from arena.generation.providers.references import Reference, encode, inline, prepare, references_of
 from arena.generation.providers.spec import AdapterSpec, BuildContext
-from arena.runtime.retry import RetryPolicy, is_retryable
 
 Sleep = Callable[[float], Awaitable[None]]
-# Consecutive failed polls (error answers or timed-out requests) tolerated before the job is given up.
-POLL_ERROR_BUDGET = 3
-
-
-def poll_retry_policy(params: SubmitPollParams) -> RetryPolicy:
-    """Failed status polls: up to POLL_ERROR_BUDGET in a row, each waiting one poll interval (or the server's
-    Retry-After, within the job's timeout) before the next; the job's timeout_s bounds them all."""
-    interval = params.poll_interval_ms / 1000
-    return RetryPolicy(
-        max_attempts=POLL_ERROR_BUDGET,
-        base_delay=interval,
-        multiplier=1.0,
-        max_delay=params.timeout_s,
-        jitter=False,
-    )
-
-
-def _encode(params: SubmitPollParams, data: bytes) -> Any:
-    """An image as the API takes it: bare base64 or a data URL, wrapped as {key: ...} when configured."""
-    b64 = base64.b64encode(data).decode("ascii")
-    value = f"data:{image_mime(data)};base64,{b64}" if params.image_encoding == "data_url" else b64
-    return {params.image_object_key: value} if params.image_object_key else value
 
 
 def _reference_fields(params: SubmitPollParams, count: int) -> tuple[str | None, list[str]]:
@@ -82,19 +61,21 @@ def _reference_fields(params: SubmitPollParams, count: int) -> tuple[str | None,
     return None, names[:count]
 
 
-def _references(params: SubmitPollParams, request: GenerationRequest) -> dict[str, Any]:
-    """The reference image fields: every reference, or UnsupportedRequest when the API takes fewer."""
-    if request.reference_image is None:
+def _place(params: SubmitPollParams, values: list[Any]) -> dict[str, Any]:
+    """The reference fields holding `values` (one per reference), by the API's layout."""
+    if not values:
         return {}
-    refs = [request.reference_image, *request.extra_references]
-    list_field, names = _reference_fields(params, len(refs))
+    list_field, names = _reference_fields(params, len(values))
     if list_field is not None:
-        return {list_field: [_encode(params, r) for r in refs]}
-    return {name: _encode(params, r) for name, r in zip(names, refs, strict=True)}
+        return {list_field: values}
+    return dict(zip(names, values, strict=True))
 
 
-def request_body(params: SubmitPollParams, request: GenerationRequest) -> dict[str, Any]:
-    """The JSON submitted for one request, with field names from params (images as base64 or data URLs)."""
+def request_body(
+    params: SubmitPollParams, request: GenerationRequest, refs: list[Reference] | None = None
+) -> dict[str, Any]:
+    """The JSON submitted for one request, with field names from params; the references as prepared (uploaded
+    URLs, re-encoded images) or, without `refs`, every one inline as base64 or a data URL."""
     width, height = (
         pick_size(params.sizes, request) if params.sizes is not None else (request.width, request.height)
     )
@@ -108,25 +89,21 @@ def request_body(params: SubmitPollParams, request: GenerationRequest) -> dict[s
         body[params.height_field] = height
     if params.supports_seed and request.seed is not None:
         body[params.seed_field] = request.seed
-    body.update(_references(params, request))
+    if refs is None:
+        refs = inline(params, references_of(request))
+    body.update(_place(params, [r.value for r in refs]))
     if request.mask is not None:
-        body[params.mask_field] = _encode(params, request.mask)
+        body[params.mask_field] = encode(params, request.mask)
     merged = {**params.defaults, **body}
     return {params.body_wrapper: merged} if params.body_wrapper else merged
 
 
 def _sent_params(
-    params: SubmitPollParams, body: dict[str, Any], request: GenerationRequest
+    params: SubmitPollParams, body: dict[str, Any], request: GenerationRequest, refs: list[Reference]
 ) -> dict[str, Any]:
-    """The submitted body as recorded: uploaded images by size and hash, not by content."""
+    """The submitted body as recorded: images by size and hash (and how they went), not by content."""
     inner = dict(body[params.body_wrapper]) if params.body_wrapper else dict(body)
-    refs = [] if request.reference_image is None else [request.reference_image, *request.extra_references]
-    if refs:
-        list_field, names = _reference_fields(params, len(refs))
-        if list_field is not None:
-            inner[list_field] = [describe_bytes(r) for r in refs]
-        else:
-            inner.update({name: describe_bytes(ref) for name, ref in zip(names, refs, strict=True)})
+    inner.update(_place(params, [r.record for r in refs]))
     if request.mask is not None:
         inner[params.mask_field] = describe_bytes(request.mask)
     return {params.body_wrapper: inner} if params.body_wrapper else inner
@@ -179,7 +156,8 @@ class SubmitPollProvider:
         """Submit, poll until done or failed, fetch the image; every HTTP failure becomes a typed error."""
         p = self.params
         headers = self._headers()
-        body = request_body(p, request)
+        refs = await prepare(p, self._http, headers, references_of(request))
+        body = request_body(p, request, refs)
         started = time.perf_counter()
         try:
             async with asyncio.timeout(p.timeout_s):
@@ -188,9 +166,18 @@ class SubmitPollProvider:
                 )
                 job = json_object(response.content, what="submit response")
                 if p.sync:  # the answer already holds the image (or its URL)
-                    state, polls, polled_at = job, 0, time.perf_counter()
+                    outcome = PollOutcome(job, 0, 0, 0, time.perf_counter())
                 else:
-                    state, polls, polled_at = await self._poll(self._status_url(job), headers)
+                    outcome = await poll_until(
+                        self._http,
+                        self._status_url(job),
+                        headers,
+                        p,
+                        sleep=self._sleep,
+                        finished=self._finished,
+                        schedule=PollSchedule.timing() if request.extra.get("timing") else None,
+                    )
+                state, polled_at = outcome.state, outcome.headers_at
                 if p.result_json_url_field is not None:
                     result_url = dotted(job, p.result_json_url_field)
                     if not isinstance(result_url, str):
@@ -207,11 +194,13 @@ class SubmitPollProvider:
         metadata = {
             "job": job,
             "final": _without(state, p.result_b64_field),
-            "polls": polls,
+            "polls": outcome.polls,
+            "polls_throttled": outcome.throttled,
+            "polls_failed": outcome.errors,
             "delivery": delivery,
         }
         return GenerationResult(
-            image, Timing(started, first_byte, last_byte), _sent_params(p, body, request), metadata
+            image, Timing(started, first_byte, last_byte), _sent_params(p, body, request, refs), metadata
         )
 
     def _status_url(self, job: dict[str, Any]) -> str:
@@ -226,41 +215,18 @@ class SubmitPollProvider:
             raise BadResponse(f"submit response: no job id at '{p.id_field}'")
         return p.status_url.replace("{id}", urllib.parse.quote(str(job_id), safe=""))
 
-    async def _poll(self, url: str, headers: dict[str, str]) -> tuple[dict[str, Any], int, float]:
-        """Poll on a fixed grid, one status request every poll_interval_ms from the first (start to start, so
-        the lateness of each sleep does not add up over a long job), until a done status:
-        (state, polls, headers time). An error answer's wait restarts the grid."""
+    def _finished(self, response: httpx.Response) -> dict[str, Any] | None:
+        """The final state of a status answer, None while the job runs; a failed job raises its typed error."""
         p = self.params
-        interval = p.poll_interval_ms / 1000
-        done = {v.lower() for v in p.done_values}
-        failed = {v.lower() for v in p.failed_values}
-        retry = poll_retry_policy(p)
-        polls = errors = ticks = 0
-        grid: float | None = None
-        while True:
-            if grid is None:
-                grid = time.perf_counter()
-            polls += 1
-            ticks += 1
-            try:
-                response, headers_at = await fetch(self._http, "GET", url, headers=headers, what="status")
-                errors = 0
-            except ProviderError as exc:  # a timed-out poll counts against the budget like a 5xx or a 429
-                errors += 1
-                if not is_retryable(exc) or not retry.may_retry(errors):
-                    raise
-                await self._sleep(retry.delay(errors - 1, retry_after=exc.retry_after))
-                grid, ticks = None, 0
-                continue
-            state = json_object(response.content, what="status response")
-            status = dotted(state, p.status_field)
-            if status is None:
-                raise BadResponse(f"status response: no status at '{p.status_field}'")
-            if str(status).lower() in done:
-                return state, polls, headers_at
-            if str(status).lower() in failed:
-                raise _job_failure(str(status), dotted(state, p.error_field), p.refused_values)
-            await self._sleep(max(0.0, grid + ticks * interval - time.perf_counter()))
+        state = json_object(response.content, what="status response")
+        status = dotted(state, p.status_field)
+        if status is None:
+            raise BadResponse(f"status response: no status at '{p.status_field}'")
+        if str(status).lower() in {v.lower() for v in p.done_values}:
+            return state
+        if str(status).lower() in {v.lower() for v in p.failed_values}:
+            raise _job_failure(str(status), dotted(state, p.error_field), p.refused_values)
+        return None
 
     async def _image(
         self, state: dict[str, Any], polled_at: float, headers: dict[str, str]

@@ -48,6 +48,8 @@ AtQuery = Annotated[
 CSV_COLUMNS = [
     "rank",
     "published_rank",
+    "rated",
+    "unrated_reason",
     "model",
     "display_name",
     "organization",
@@ -143,6 +145,8 @@ def leaderboard_out(view: BoardView, include_modified: bool, rel: Relative | Non
         LeaderboardRowOut(
             rank=r.rank,
             published_rank=r.published_rank,
+            rated=r.rated,
+            unrated_reason=r.unrated_reason,
             model=r.model,
             display_name=r.display_name,
             organization=r.organization,

@@ -62,7 +62,8 @@ def _heat_row(columns: list[tuple[str, str, str]], boards: dict[str, PublishedBo
             if entry.ci_low is not None and entry.ci_high is not None
             else "unbounded"
         )
-        title = escape(f"95% interval {interval} · {entry.votes} votes")
+        status = "" if entry.rated else f" · not yet rated ({entry.unrated_reason})"
+        title = escape(f"95% interval {interval} · {entry.votes} votes{status}")
         cells.append(f'<td class="h{step}" title="{title}">{entry.rating:.0f}</td>')
     html = Markup("".join(cells))
     if len(_HEAT_CACHE) >= _HEAT_CACHE_SIZE:
@@ -122,9 +123,10 @@ def _with_front(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def board_charts(view: BoardView) -> dict[str, Any]:
     """Data of the three leaderboard charts: ratings with intervals, quality vs price, quality vs time (with
-    the Pareto front marked: models no other model beats on both quality and cost)."""
-    rows = view.rows
-    charts = {
+    the Pareto front marked: models no other model beats on both quality and cost). Only rated models are drawn;
+    the ones not yet rated are listed apart (`unrated`: name and reason), never placed among them."""
+    rows = [r for r in view.rows if r.rated]
+    charts: dict[str, Any] = {
         "ratings": [
             {
                 "name": r.display_name,
@@ -150,6 +152,9 @@ def board_charts(view: BoardView) -> dict[str, Any]:
     }
     charts["price"] = _with_front(charts["price"])
     charts["time"] = _with_front(charts["time"])
+    charts["unrated"] = [
+        {"name": r.display_name, "reason": r.unrated_reason} for r in view.rows if not r.rated
+    ]
     return charts
 
 
@@ -162,7 +167,7 @@ def model_charts(detail: ModelDetail) -> dict[str, Any]:
                 "rating": _point(s.entry.rating),
                 "low": _point(s.entry.ci_low),
                 "high": _point(s.entry.ci_high),
-                "provisional": s.entry.provisional,
+                "provisional": s.entry.provisional or not s.entry.rated,
             }
             for s in detail.standings
         ],

@@ -46,6 +46,8 @@ def model_out(detail: ModelDetail) -> ModelOut:
                 ci_low=s.entry.ci_low,
                 ci_high=s.entry.ci_high,
                 rank=s.entry.rank,
+                rated=s.entry.rated,
+                unrated_reason=s.entry.unrated_reason,
                 above=list(s.entry.above) if s.entry.above is not None else None,
                 models_on_board=s.models_on_board,
                 votes=s.entry.votes,

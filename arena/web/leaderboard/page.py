@@ -163,7 +163,7 @@ def _render(
     published = view.published
     anchor = published.params.get("anchor") if published else None
     charts = board_charts(view)
-    top = sorted(view.rows, key=lambda r: -r.rating)[: lb_history.HISTORY_CHART_MODELS]
+    top = sorted(view.rows, key=lambda r: (not r.rated, -r.rating))[: lb_history.HISTORY_CHART_MODELS]
     names = {r.model: r.display_name for r in view.rows}
     charts["history"] = lb_history.history_chart(
         reader.history(modality, board).for_models(r.model for r in top), names

@@ -21,7 +21,7 @@ class RowText:
 
     model: str
     attrs: Markup
-    rank: int
+    rank: int | None  # None: not yet rated (listed after the rated models, `unrated_reason` says why)
     name: str
     badges: Markup
     organization: str
@@ -37,6 +37,8 @@ class RowText:
     certainty: str = ""
     certainty_detail: str = ""
     certainty_title: str = ""
+    rated: bool = True
+    unrated_reason: str = ""
 
 
 def _badges(row: LeaderboardRow, min_votes: object) -> Markup:
@@ -51,7 +53,7 @@ def _badges(row: LeaderboardRow, min_votes: object) -> Markup:
             ' <span class="badge badge-legacy" title="Legacy cohort: rated with all its votes, including votes '
             'from earlier methodologies">Legacy</span>'
         )
-    if row.provisional:
+    if row.provisional and row.rated:
         out.append(
             f' <span class="badge badge-provisional" title="Provisional: fewer than {escape(min_votes)} votes on '
             'this board">Provisional</span>'
@@ -158,6 +160,7 @@ def difference_text(d: Difference | None) -> tuple[str, str]:
 
 
 def _value(x: float | str | None) -> str:
+    """An attribute value: empty for None."""
     return "" if x is None else str(x)
 
 
@@ -174,11 +177,12 @@ def row_texts(
                 ("row-modified", r.modified),
                 ("row-legacy", r.legacy),
                 ("row-provisional", r.provisional),
+                ("row-unrated", not r.rated),
             )
             if on
         )
         attrs = (
-            f'data-model="{escape(r.model)}" class="{classes}" data-rank="{r.rank}" '
+            f'data-model="{escape(r.model)}" class="{classes}" data-rank="{_value(r.rank)}" '
             f'data-model-name="{escape(r.display_name.lower())}" data-organization="{escape(r.organization.lower())}" '
             f'data-rating="{r.rating}" data-votes="{r.votes}" data-price="{_value(r.price_per_1000)}" '
             f'data-time="{_value(r.median_s)}" data-kind="{escape(r.endpoint_kind)}" '
@@ -204,17 +208,21 @@ def row_texts(
                 interval_title=title,
                 votes=f"{r.votes:,}",
                 price=FMT.price(r.price_per_1000),
-                time=(
-                    f"collecting ({r.latency_samples} of {r.timing_min_samples} samples)"
+                time="collecting" if r.timing_collecting else FMT.seconds(r.median_s),
+                time_range=(
+                    f"{r.latency_samples} of {r.timing_min_samples} samples"
                     if r.timing_collecting
-                    else FMT.seconds(r.median_s)
+                    else f"{r.p05_s:.1f}–{r.p95_s:.1f} s"
+                    if has_time
+                    else ""
                 ),
-                time_range=f"{r.p05_s:.1f}–{r.p95_s:.1f} s" if has_time else "",
                 kind="Modified" if r.modified else "Standard",
                 release=r.release_date or FMT.dash,
                 certainty=sure,
                 certainty_detail=sure_detail,
                 certainty_title=sure_title,
+                rated=r.rated,
+                unrated_reason=r.unrated_reason or "",
             )
         )
     return out

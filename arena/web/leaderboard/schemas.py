@@ -25,10 +25,23 @@ class SnapshotOut(BaseModel):
 class LeaderboardRowOut(BaseModel):
     """One model on a board."""
 
-    rank: int = Field(
-        description="1 + the number of listed models in `above` (whose lead over this model is significant)."
+    rank: int | None = Field(
+        description="1 + the number of rated models in `above` (listed models whose lead over this model is "
+        "significant); null when the model is not yet rated (`rated` false)."
     )
-    published_rank: int = Field(description="The rank among every model of the published board.")
+    published_rank: int | None = Field(
+        description="The rank among every rated model of the published board (null when not yet rated)."
+    )
+    rated: bool = Field(
+        default=True,
+        description="Settled: both interval ends bounded and at least the snapshot's min_votes votes. Only "
+        "rated models are ranked; the others are listed after every rated model, whatever the sort.",
+    )
+    unrated_reason: str | None = Field(
+        default=None,
+        description='Why the model is not yet rated: "N of MIN votes", "interval unbounded" or both (null when '
+        "rated).",
+    )
     model: str
     display_name: str
     organization: str
@@ -154,9 +167,12 @@ class BoardStandingOut(BaseModel):
         description="As on leaderboard rows: the board's centred scale, not the anchor."
     )
     ci_high: float | None
-    rank: int = Field(
-        description="1 + the number of models on the board whose lead over this one is significant."
+    rank: int | None = Field(
+        description="1 + the number of rated models on the board whose lead over this one is significant; null "
+        "when this model is not yet rated there (`rated` false)."
     )
+    rated: bool = True
+    unrated_reason: str | None = None
     above: list[str] | None = Field(
         description="Those models (null on boards published before pairwise ranks)."
     )

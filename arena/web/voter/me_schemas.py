@@ -32,7 +32,8 @@ class MyVoteOut(BaseModel):
 
 
 class PublicOut(BaseModel):
-    """A model's row on the public overall board of the latest snapshot (null fields: not on it)."""
+    """A model's row on the public overall board of the latest snapshot (null fields: not on it; a null rank with a
+    rating: on it but not yet rated, see `arena.leaderboard.standing`)."""
 
     public_rank: int | None
     public_rating: float | None
