@@ -289,6 +289,25 @@ class Settings(BaseSettings):
         description="A console sign-in expires after this many hours (sign-out ends it at once).",
     )
 
+    webhook_allowed_hosts: str = Field(
+        default="",
+        description="Comma-separated host names a webhook URL may point at (empty: webhook registration refused).",
+    )
+    webhook_allow_private_addresses: bool = Field(
+        default=False,
+        description="Let an allowed webhook host resolve to a private, link-local or reserved address.",
+    )
+    webhook_failure_threshold: int = Field(
+        default=10, ge=0, description="A backfill run with more failed generations than this calls webhooks."
+    )
+    webhook_max_attempts: int = Field(default=5, ge=1, le=20, description="Attempts per webhook delivery.")
+    webhook_backoff_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        description="Wait before a delivery's second attempt; doubled before each next one.",
+    )
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0, description="Timeout of one webhook request.")
+
     @field_validator("max_model_share")
     @classmethod
     def _removed(cls, value: float | None) -> None:

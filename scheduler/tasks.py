@@ -65,7 +65,10 @@ def backfill_job(ctx: JobContext, params: dict[str, Any], progress: Progress) ->
     if not jobs:
         return Outcome("ok", "nothing to generate")
     report = asyncio.run(
-        until_stopped(run_backfill(ctx.engine, ctx.settings.media_dir, jobs, models), ctx.stopping)
+        until_stopped(
+            run_backfill(ctx.engine, ctx.settings.media_dir, jobs, models, settings=ctx.settings),
+            ctx.stopping,
+        )
     )
     details = {"planned": report.planned, "generated": report.generated, "failed": report.failed}
     message = (

@@ -77,7 +77,13 @@ def generate(
 
             report = asyncio.run(
                 run_backfill(
-                    engine, settings.media_dir, jobs, by_slug, concurrency=concurrency, progress=show
+                    engine,
+                    settings.media_dir,
+                    jobs,
+                    by_slug,
+                    concurrency=concurrency,
+                    progress=show,
+                    settings=settings,
                 )
             )
     except ValueError as exc:

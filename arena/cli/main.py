@@ -22,6 +22,7 @@ from arena.cli import (
     simulate,
     snapshot,
     votes,
+    webhooks,
 )
 from arena.cli import judge as judge_cli
 from arena.cli import ratings as ratings_cli
@@ -61,6 +62,7 @@ app.command("scheduler")(jobs.scheduler_command)
 app.add_typer(outputs.app, name="outputs")
 app.add_typer(judge_cli.app, name="judge")
 app.add_typer(evals.app, name="eval")
+app.add_typer(webhooks.app, name="webhooks")
 
 
 def _print_version(value: bool) -> None:

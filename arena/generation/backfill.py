@@ -36,8 +36,10 @@ from arena.generation.providers.base import (
 from arena.media.images import ImageRejected
 from arena.media.publication import looks_alike
 from arena.media.store import MediaStore, StoredImage
+from arena.ops.webhook_delivery import emit
 from arena.runtime.observability import GENERATION_SECONDS, GENERATIONS
 from arena.runtime.retry import RetryPolicy, is_retryable
+from arena.settings import Settings
 
 Sleep = Callable[[float], Awaitable[None]]
 # disk_full: the output was generated but could not be stored; the next run tries it again.
@@ -315,10 +317,12 @@ async def run_backfill(
     *,
     concurrency: int = 4,
     progress: Callable[[BackfillReport], None] | None = None,
+    settings: Settings | None = None,
 ) -> BackfillReport:
     """The backfill as `arena generate` and the scheduler's job run it: each planned model's provider (sandbox
     models without their simulated wait), temp files of a killed run removed, `concurrency` calls per model,
-    and every provider closed at the end. ValueError when a model's params are invalid."""
+    and every provider closed at the end. ValueError when a model's params are invalid. With `settings`, a run
+    with more failures than `ARENA_WEBHOOK_FAILURE_THRESHOLD` calls the `generation.failures` webhooks."""
     providers: dict[str, Provider] = {}
     try:
         for slug in sorted({j.model_slug for j in jobs}):
@@ -330,7 +334,23 @@ async def run_backfill(
         backfill = Backfill(
             engine, store, providers, concurrency={s: concurrency for s in providers}, progress=progress
         )
-        return await backfill.run(jobs)
+        report = await backfill.run(jobs)
     finally:
         for provider in providers.values():
             await provider.aclose()
+    if settings is not None and report.failed > settings.webhook_failure_threshold:
+        notify_failures(engine, settings, report)
+    return report
+
+
+def notify_failures(engine: Engine, settings: Settings, report: BackfillReport) -> None:
+    """Call the `generation.failures` webhooks with the run's counts and its first 50 failures."""
+    failures = [{"prompt": p, "model": m, "reason": r[:300]} for p, m, r in report.failures[:50]]
+    data = {
+        "planned": report.planned,
+        "generated": report.generated,
+        "failed": report.failed,
+        "threshold": settings.webhook_failure_threshold,
+        "failures": failures,
+    }
+    emit(engine, settings, "generation.failures", data)

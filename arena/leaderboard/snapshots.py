@@ -17,6 +17,7 @@ from sqlalchemy import Engine, insert, select
 from arena.db.tables import Model, RatingSnapshot, utcnow
 from arena.leaderboard.differences import differences_payload
 from arena.leaderboard.snapshot_counts import pick_examples, store_tallies
+from arena.ops.webhook_delivery import emit
 from arena.runtime.shared_state import page_generation
 from arena.settings import Settings
 from arena.voting.filters.batch import run_batch_filters
@@ -110,6 +111,13 @@ def take_snapshot(
     if report.boards and (generation := page_generation(settings)) is not None:
         generation.bump()  # every process's cached leaderboard pages now show the new snapshot
     refresh_planner_statistics(engine)
+    if report.boards:
+        published = {
+            "created_at": report.created_at.isoformat(),
+            "boards": report.boards,
+            "failures": report.failures,
+        }
+        emit(engine, settings, "snapshot.published", published)
     return report
 
 

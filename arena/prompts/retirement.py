@@ -22,6 +22,7 @@ from sqlmodel import Session, select
 from arena.db.tables import Prompt, RatingSnapshot, RetirementReport, utcnow
 from arena.media.publication import publish_prompts
 from arena.ops import audit
+from arena.ops.webhook_delivery import emit
 from arena.prompts.corpus import check_freshness
 from arena.prompts.pool import coverage, current_batch
 from arena.settings import Settings
@@ -246,8 +247,12 @@ def run_monthly(
     under the minimum (otherwise it waits for an operator). Returns the report id."""
     report = build_report(engine, settings, now=now)
     report_id = store_report(engine, report, now=now, actor=actor)
+    status = "draft"
     if settings.retirement_auto_apply and not report["under_minimum"]:
         apply_report(engine, report_id, AUTO_ACTOR, now=now, pool=pool)
+        status = "applied"
+    ready = {"report": report_id, "month": report["month"], "status": status, "summary": report["summary"]}
+    emit(engine, settings, "retirement.ready", ready)
     return report_id
 
 

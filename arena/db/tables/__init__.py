@@ -25,6 +25,7 @@ from arena.db.tables.voting import (
     VoteTally,
     VoteVerdict,
 )
+from arena.db.tables.webhooks import Webhook, WebhookDelivery
 from arena.db.types import UtcDateTime, utcnow
 
 __all__ = [
@@ -55,5 +56,7 @@ __all__ = [
     "Vote",
     "VoteTally",
     "VoteVerdict",
+    "Webhook",
+    "WebhookDelivery",
     "utcnow",
 ]
