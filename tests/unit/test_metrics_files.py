@@ -7,7 +7,9 @@ from arena.runtime import metrics_files
 
 
 def test_without_a_directory_a_fresh_one_is_made_and_exported(monkeypatch):
-    monkeypatch.delenv(metrics_files.ENV, raising=False)
+    # setenv (not delenv) so the variable prepare_shared_metrics exports is removed again afterwards: left
+    # set, every later test in this process would scrape in multiprocess mode
+    monkeypatch.setenv(metrics_files.ENV, "")
     assert metrics_files.multiprocess_dir() is None  # one process: prometheus-client's in-memory registry
     path = metrics_files.prepare_shared_metrics()
     assert path.is_dir() and not any(path.iterdir())
