@@ -81,12 +81,40 @@ class FakeGoogle(ProviderFake):
         return Reply.json({"error": error}, code)
 
 
+# The form fields of the v2beta generate endpoints as Stability AI's own ComfyUI nodes send them
+# (github.com/Stability-AI/ComfyUI-SAI_API stability_api.py, commit 2988e7a8: StabilityCore, StabilityImageUltra,
+# StabilitySD3 INPUT_SPEC, plus the `mode` the nodes set to image-to-image when an image is given). The nodes'
+# own extras (`style`, `api_key_override`) are node inputs, not API fields, and are left out.
+STABILITY_FIELDS = {
+    "core": frozenset({"prompt", "negative_prompt", "seed", "output_format", "aspect_ratio", "style_preset"}),
+    "ultra": frozenset(
+        {"prompt", "image", "negative_prompt", "seed", "strength", "aspect_ratio", "output_format"}
+    ),
+    "sd3": frozenset(
+        {
+            "model",
+            "mode",
+            "prompt",
+            "image",
+            "negative_prompt",
+            "cfg_scale",
+            "seed",
+            "strength",
+            "aspect_ratio",
+            "output_format",
+        }
+    ),
+}
+
+
 class FakeStability(ProviderFake):
     """platform.stability.ai: POST /v2beta/stable-image/generate/{core|ultra|sd3} multipart (Bearer, Accept:
     application/json) -> {image (base64), finish_reason, seed}; 429 rate_limit_exceeded; 500 internal error.
-    Error bodies are {id, name, errors}; the refusal is 403 name content_moderation (the API reference's 403
-    response of the generate endpoints; its wording here is not copied from a page read for this fake). The
-    fake cites no field list, so it accepts any form field."""
+    Error bodies are {id, name, errors} (the `name` values unauthorized, payment_required and bad_request with an
+    `errors` list are the ones Stability's ComfyUI nodes, commit 2988e7a8, read). Each endpoint takes only its
+    STABILITY_FIELDS; another field is answered 400 name bad_request. The refusal is 403 name content_moderation
+    (the API reference's 403 response of the generate endpoints; neither that page nor the nodes were read for
+    its wording, so the text here is the fake's)."""
 
     name = "stability"
     hosts = ("api.stability.ai",)
@@ -96,9 +124,19 @@ class FakeStability(ProviderFake):
     def auth_error(self) -> Reply:
         return Reply.json({"id": self.new_id(), "name": "unauthorized", "errors": ["authorization"]}, 401)
 
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return STABILITY_FIELDS.get(request.path.rsplit("/", 1)[-1])
+
+    def unknown_field(self, name: str) -> Reply:
+        errors = [f"{name}: unrecognized field"]
+        return Reply.json({"id": self.new_id(), "name": "bad_request", "errors": errors}, 400)
+
     def api(self, request: Request) -> Reply:
         fields, files = request.form()
         self.record(request, dict(fields), files)
+        unknown = self.unknown_fields(request, {**fields, **files})
+        if unknown:
+            return self.unknown_field(unknown[0])
         scenario = self.next_scenario()
         if scenario == "refused":
             errors = ["Your request was flagged by our content moderation system."]

@@ -92,6 +92,8 @@ def test_an_openai_unknown_parameter_is_a_request_error_even_when_it_names_moder
         ("flux-1-1-pro", "guidance", "extra_forbidden"),  # not in FLUX 1.1 [pro]'s request body
         ("flux-1-schnell-together", "moderation", "unknown field"),  # not in Together's OpenAPI body
         ("ideogram-3", "moderation", "unknown field"),  # not a generate-v3 form field
+        ("stable-image-core", "safety_tolerance", "bad_request"),  # not a generate/core form field
+        ("sd3-5-large-edit", "style_preset", "bad_request"),  # a core field, not an sd3 one
     ],
 )
 def test_a_field_outside_the_documented_list_is_refused_as_a_request_error(slug, field, answer, keys):
