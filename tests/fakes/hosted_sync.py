@@ -286,6 +286,33 @@ OPENAI_EDIT_FIELDS = frozenset(
 )
 
 
+# Recraft's request fields as its OpenAPI document (version 0.0.1) declares them, read in the client generated from
+# it in Recraft's own MCP server (github.com/recraft-ai/mcp-recraft-server): src/api/models/GenerateImageRequest.ts
+# (commit a22a4bf2) for POST /v1/images/generations (JSON) and ImageToImageRequest in src/api/apis/ImageApi.ts
+# (commit 3abe9bee) for POST /v1/images/imageToImage (multipart, `image` a file). recraft.ai/docs/api-reference/usage
+# ("Generate image") prints a subset of the first list (no random_seed, block_nsfw, calculate_features, image_format).
+RECRAFT_GENERATE_FIELDS = frozenset(
+    {
+        "prompt",
+        "n",
+        "response_format",
+        "image_format",
+        "size",
+        "style_id",
+        "style",
+        "substyle",
+        "controls",
+        "model",
+        "random_seed",
+        "text_layout",
+        "block_nsfw",
+        "calculate_features",
+        "negative_prompt",
+    }
+)
+RECRAFT_IMAGE_TO_IMAGE_FIELDS = (RECRAFT_GENERATE_FIELDS - {"size"}) | {"image", "strength", "expire"}
+
+
 class FakeOpenAIImages(ProviderFake):
     """The OpenAI Images shape (platform.openai.com, and Recraft's OpenAI-compatible /v1/images/generations):
     {created, data: [{b64_json | url}]}; 429 rate_limit_exceeded with Retry-After; 500 server_error.
@@ -295,8 +322,10 @@ class FakeOpenAIImages(ProviderFake):
     unknown_parameter, the error object the SDK's APIError reads code, param and type from
     (openai-python src/openai/_exceptions.py); a wrong key 401 invalid_api_key; the refusal a 400 with code
     moderation_blocked and type image_generation_user_error (the body gpt-image answers, as logged in public
-    issue threads; OpenAI's reference pages do not print it). external.api.recraft.ai: Bearer key, no field
-    list cited (any field), no documented refusal body. 127.0.0.1:9000 (a self-hosted server): no key, any field.
+    issue threads; OpenAI's reference pages do not print it). external.api.recraft.ai: Bearer key
+    (recraft.ai/docs/api-reference/usage, "Authentication"), the fields of Recraft's OpenAPI document only
+    (RECRAFT_*_FIELDS), another field answered 400 without a code (Recraft's error body is not in what was read;
+    this one is the fake's), no documented refusal. 127.0.0.1:9000 (a self-hosted server): no key, any field.
 
     Edits are multipart, checked as documented: OpenAI's /v1/images/edits takes `image`, or several input images
     as repeated `image[]` parts (gpt-image models, up to 16; dall-e-2 exactly one)
@@ -326,11 +355,17 @@ class FakeOpenAIImages(ProviderFake):
         return Reply.json({"error": error}, 401)
 
     def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        if self.host == "external.api.recraft.ai":
+            edit = request.path.endswith("/images/imageToImage")
+            return RECRAFT_IMAGE_TO_IMAGE_FIELDS if edit else RECRAFT_GENERATE_FIELDS
         if self.host != "api.openai.com":
             return None
         return OPENAI_EDIT_FIELDS if request.path.endswith("/images/edits") else OPENAI_GENERATE_FIELDS
 
     def unknown_field(self, name: str) -> Reply:
+        if self.host == "external.api.recraft.ai":
+            error = {"message": f"unknown field '{name}'", "type": "invalid_request_error", "param": name}
+            return Reply.json({"error": {**error, "code": None}}, 400)
         error = {
             "message": f"Unknown parameter: '{name}'.",
             "type": "invalid_request_error",
