@@ -555,21 +555,43 @@ def _is_image_url(value: str) -> bool:
     )
 
 
+# xai-sdk-python src/xai_sdk/proto/v6/image_pb2.pyi (commit 5d3a6436): GenerateImageRequest's fields prompt, model,
+# n, user, format, aspect_ratio, resolution, image and images, under their REST names (format is response_format;
+# image / images are {url} objects there, as docs.x.ai's image pages print them). The SDK's image.py (commit ddc27ddf)
+# strips a "...base64," prefix from a base64 answer, which is why b64_json carries a data: URL.
+XAI_GENERATE_FIELDS = frozenset(
+    {"prompt", "model", "n", "user", "response_format", "aspect_ratio", "resolution"}
+)
+XAI_EDIT_FIELDS = XAI_GENERATE_FIELDS | {"image", "images"}
+
+
 class FakeXAI(ProviderFake):
     """docs.x.ai image generation: POST /v1/images/generations (Bearer) {model, prompt, n, aspect_ratio,
     resolution, response_format} -> {data: [{b64_json (a data: URL) | url, mime_type, revised_prompt}]};
     size and style are not supported; 429; 500. Editing: POST /v1/images/edits (JSON) with one source image as
     `image: {url}` or up to three as `images: [{url}, ...]` (mutually exclusive), each a public URL or a base64
     data URI (https://docs.x.ai/developers/model-capabilities/images,
-    https://docs.x.ai/developers/model-capabilities/images/multi-image-editing); another shape gets a 400."""
+    https://docs.x.ai/developers/model-capabilities/images/multi-image-editing); another shape gets a 400. A field
+    outside XAI_*_FIELDS (the SDK's request fields) gets a 400 too; the error body {code, error} is the one these
+    fakes used before this check, not read on an xAI page. xAI documents no refusal status or code."""
 
     name = "xai"
     hosts = ("api.x.ai",)
     delivery = "inline"
 
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return XAI_EDIT_FIELDS if request.path.endswith("/images/edits") else XAI_GENERATE_FIELDS
+
+    def unknown_field(self, name: str) -> Reply:
+        reason = f"{name} is not supported" if name in ("size", "style") else f"unknown field '{name}'"
+        return Reply.json({"code": "Client specified an invalid argument", "error": reason}, 400)
+
     def api(self, request: Request) -> Reply:
         body = request.json()
         self.record(request, body)
+        unknown = self.unknown_fields(request, body)
+        if unknown:
+            return self.unknown_field(unknown[0])
         invalid = self._invalid_edit(body) if request.path.endswith("/images/edits") else None
         if invalid:
             return Reply.json({"code": "Client specified an invalid argument", "error": invalid}, 400)
@@ -580,10 +602,6 @@ class FakeXAI(ProviderFake):
             )
         if scenario == "failed":
             return Reply.json({"code": "Internal error", "error": "Service temporarily unavailable"}, 500)
-        if "size" in body:
-            return Reply.json(
-                {"code": "Client specified an invalid argument", "error": "size is not supported"}, 400
-            )
         if body.get("response_format") == "b64_json":
             item = {
                 "b64_json": "data:image/png;base64," + self.b64_image(seed=body.get("prompt", "")),
