@@ -90,6 +90,7 @@ def test_an_openai_unknown_parameter_is_a_request_error_even_when_it_names_moder
     [
         ("gpt-image-1", "safety_tolerance", "unknown_parameter"),  # not in ImageGenerateParams
         ("flux-1-1-pro", "guidance", "extra_forbidden"),  # not in FLUX 1.1 [pro]'s request body
+        ("flux-kontext-pro-edit", "width", "extra_forbidden"),  # Kontext takes aspect_ratio, not width
         ("flux-1-schnell-together", "moderation", "unknown field"),  # not in Together's OpenAPI body
         ("ideogram-3", "moderation", "unknown field"),  # not a generate-v3 form field
         ("stable-image-core", "safety_tolerance", "bad_request"),  # not a generate/core form field
