@@ -163,7 +163,7 @@ class FakeStability(ProviderFake):
 
 
 # developer.ideogram.ai/api-reference/api-reference/generate-v3 (request form fields; the names as the page's
-# mirrors print them beside the same descriptions). Remix's own list is not cited, so remix accepts any field.
+# mirrors print them beside the same descriptions).
 IDEOGRAM_GENERATE_FIELDS = frozenset(
     {
         "prompt",
@@ -184,12 +184,19 @@ IDEOGRAM_GENERATE_FIELDS = frozenset(
 )
 
 
+# developer.ideogram.ai/v1/api-reference/edit-images/remix-v3.md ("Remix with Ideogram 3.0", Body): image (file),
+# prompt, image_weight, seed, resolution, aspect_ratio, rendering_speed, magic_prompt, negative_prompt were read; the
+# excerpt read stops there, so the rest is taken to be generate-v3's fields (an assumption, not read).
+IDEOGRAM_REMIX_FIELDS = IDEOGRAM_GENERATE_FIELDS | {"image", "image_weight"}
+
+
 class FakeIdeogram(ProviderFake):
     """developer.ideogram.ai: POST /v1/ideogram-v3/{generate|remix} multipart (Api-Key) -> {created, data:
     [{url (ephemeral), is_image_safe, seed, resolution, prompt}]}; 429; 500. The API reference lists 422 as the
     safety rejection of the prompt or image; its body {"error": "..."} is as third-party guides quote it (the
-    official page's body was not read for this fake). generate-v3 takes only IDEOGRAM_GENERATE_FIELDS; another
-    field is answered 400 {"error": ...} (the shape of Ideogram's errors; the exact text is the fake's)."""
+    official page's body was not read for this fake). generate-v3 takes only IDEOGRAM_GENERATE_FIELDS and remix-v3
+    only IDEOGRAM_REMIX_FIELDS; another field is answered 400 {"error": ...} (the shape of Ideogram's errors; the
+    exact text is the fake's)."""
 
     name = "ideogram"
     hosts = ("api.ideogram.ai",)
@@ -201,6 +208,8 @@ class FakeIdeogram(ProviderFake):
         return Reply.json({"error": "Unauthorized"}, 401)
 
     def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        if request.path.endswith("/remix"):
+            return IDEOGRAM_REMIX_FIELDS
         return IDEOGRAM_GENERATE_FIELDS if request.path.endswith("/generate") else None
 
     def api(self, request: Request) -> Reply:
