@@ -69,7 +69,26 @@ BFL_FIELDS = {
             "webhook_url",
             "webhook_secret",
         }
-    )
+    ),
+    # docs.bfl.ai API reference, "Create an image with FLUX.1 Kontext [max]" (request body); the [pro] page's
+    # OpenAPI excerpt read names the same endpoint family, and Comfy Router's schema of bfl/flux-kontext-pro lists
+    # these same fields. input_image_2..4 are BFL's "Experimental Multiref"; the preset sends one image.
+    "/v1/flux-kontext-pro": frozenset(
+        {
+            "prompt",
+            "input_image",
+            "input_image_2",
+            "input_image_3",
+            "input_image_4",
+            "seed",
+            "aspect_ratio",
+            "output_format",
+            "webhook_url",
+            "webhook_secret",
+            "prompt_upsampling",
+            "safety_tolerance",
+        }
+    ),
 }
 
 
@@ -77,9 +96,9 @@ class FakeBFL(QueueFake):
     """docs.bfl.ai: POST /v1/{model} with the key in x-key (no scheme) -> {id, polling_url}; GET polling_url ->
     Pending, then Ready with result.sample (a signed URL valid 10 minutes), or Error; 429 when too many tasks.
     The refusal is a status, not an HTTP error: {"id", "status": "Request Moderated", "result": null}
-    (https://docs.bfl.ai/api_integration/errors, "Moderation Responses"). flux-pro-1.1 takes only the fields of
-    its request body (BFL_FIELDS), another answered 422 in FastAPI's validation shape; other models' field
-    lists are not cited here, so they accept any field."""
+    (https://docs.bfl.ai/api_integration/errors, "Moderation Responses"). flux-pro-1.1 and flux-kontext-pro take
+    only the fields of their request bodies (BFL_FIELDS), another answered 422 in FastAPI's validation shape;
+    other models' field lists are not cited here, so they accept any field."""
 
     name = "bfl"
     hosts = ("api.bfl.ai",)

@@ -81,12 +81,40 @@ class FakeGoogle(ProviderFake):
         return Reply.json({"error": error}, code)
 
 
+# The form fields of the v2beta generate endpoints as Stability AI's own ComfyUI nodes send them
+# (github.com/Stability-AI/ComfyUI-SAI_API stability_api.py, commit 2988e7a8: StabilityCore, StabilityImageUltra,
+# StabilitySD3 INPUT_SPEC, plus the `mode` the nodes set to image-to-image when an image is given). The nodes'
+# own extras (`style`, `api_key_override`) are node inputs, not API fields, and are left out.
+STABILITY_FIELDS = {
+    "core": frozenset({"prompt", "negative_prompt", "seed", "output_format", "aspect_ratio", "style_preset"}),
+    "ultra": frozenset(
+        {"prompt", "image", "negative_prompt", "seed", "strength", "aspect_ratio", "output_format"}
+    ),
+    "sd3": frozenset(
+        {
+            "model",
+            "mode",
+            "prompt",
+            "image",
+            "negative_prompt",
+            "cfg_scale",
+            "seed",
+            "strength",
+            "aspect_ratio",
+            "output_format",
+        }
+    ),
+}
+
+
 class FakeStability(ProviderFake):
     """platform.stability.ai: POST /v2beta/stable-image/generate/{core|ultra|sd3} multipart (Bearer, Accept:
     application/json) -> {image (base64), finish_reason, seed}; 429 rate_limit_exceeded; 500 internal error.
-    Error bodies are {id, name, errors}; the refusal is 403 name content_moderation (the API reference's 403
-    response of the generate endpoints; its wording here is not copied from a page read for this fake). The
-    fake cites no field list, so it accepts any form field."""
+    Error bodies are {id, name, errors} (the `name` values unauthorized, payment_required and bad_request with an
+    `errors` list are the ones Stability's ComfyUI nodes, commit 2988e7a8, read). Each endpoint takes only its
+    STABILITY_FIELDS; another field is answered 400 name bad_request. The refusal is 403 name content_moderation
+    (the API reference's 403 response of the generate endpoints; neither that page nor the nodes were read for
+    its wording, so the text here is the fake's)."""
 
     name = "stability"
     hosts = ("api.stability.ai",)
@@ -96,9 +124,19 @@ class FakeStability(ProviderFake):
     def auth_error(self) -> Reply:
         return Reply.json({"id": self.new_id(), "name": "unauthorized", "errors": ["authorization"]}, 401)
 
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return STABILITY_FIELDS.get(request.path.rsplit("/", 1)[-1])
+
+    def unknown_field(self, name: str) -> Reply:
+        errors = [f"{name}: unrecognized field"]
+        return Reply.json({"id": self.new_id(), "name": "bad_request", "errors": errors}, 400)
+
     def api(self, request: Request) -> Reply:
         fields, files = request.form()
         self.record(request, dict(fields), files)
+        unknown = self.unknown_fields(request, {**fields, **files})
+        if unknown:
+            return self.unknown_field(unknown[0])
         scenario = self.next_scenario()
         if scenario == "refused":
             errors = ["Your request was flagged by our content moderation system."]
@@ -125,7 +163,7 @@ class FakeStability(ProviderFake):
 
 
 # developer.ideogram.ai/api-reference/api-reference/generate-v3 (request form fields; the names as the page's
-# mirrors print them beside the same descriptions). Remix's own list is not cited, so remix accepts any field.
+# mirrors print them beside the same descriptions).
 IDEOGRAM_GENERATE_FIELDS = frozenset(
     {
         "prompt",
@@ -146,12 +184,19 @@ IDEOGRAM_GENERATE_FIELDS = frozenset(
 )
 
 
+# developer.ideogram.ai/v1/api-reference/edit-images/remix-v3.md ("Remix with Ideogram 3.0", Body): image (file),
+# prompt, image_weight, seed, resolution, aspect_ratio, rendering_speed, magic_prompt, negative_prompt were read; the
+# excerpt read stops there, so the rest is taken to be generate-v3's fields (an assumption, not read).
+IDEOGRAM_REMIX_FIELDS = IDEOGRAM_GENERATE_FIELDS | {"image", "image_weight"}
+
+
 class FakeIdeogram(ProviderFake):
     """developer.ideogram.ai: POST /v1/ideogram-v3/{generate|remix} multipart (Api-Key) -> {created, data:
     [{url (ephemeral), is_image_safe, seed, resolution, prompt}]}; 429; 500. The API reference lists 422 as the
     safety rejection of the prompt or image; its body {"error": "..."} is as third-party guides quote it (the
-    official page's body was not read for this fake). generate-v3 takes only IDEOGRAM_GENERATE_FIELDS; another
-    field is answered 400 {"error": ...} (the shape of Ideogram's errors; the exact text is the fake's)."""
+    official page's body was not read for this fake). generate-v3 takes only IDEOGRAM_GENERATE_FIELDS and remix-v3
+    only IDEOGRAM_REMIX_FIELDS; another field is answered 400 {"error": ...} (the shape of Ideogram's errors; the
+    exact text is the fake's)."""
 
     name = "ideogram"
     hosts = ("api.ideogram.ai",)
@@ -163,6 +208,8 @@ class FakeIdeogram(ProviderFake):
         return Reply.json({"error": "Unauthorized"}, 401)
 
     def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        if request.path.endswith("/remix"):
+            return IDEOGRAM_REMIX_FIELDS
         return IDEOGRAM_GENERATE_FIELDS if request.path.endswith("/generate") else None
 
     def api(self, request: Request) -> Reply:
@@ -248,6 +295,33 @@ OPENAI_EDIT_FIELDS = frozenset(
 )
 
 
+# Recraft's request fields as its OpenAPI document (version 0.0.1) declares them, read in the client generated from
+# it in Recraft's own MCP server (github.com/recraft-ai/mcp-recraft-server): src/api/models/GenerateImageRequest.ts
+# (commit a22a4bf2) for POST /v1/images/generations (JSON) and ImageToImageRequest in src/api/apis/ImageApi.ts
+# (commit 3abe9bee) for POST /v1/images/imageToImage (multipart, `image` a file). recraft.ai/docs/api-reference/usage
+# ("Generate image") prints a subset of the first list (no random_seed, block_nsfw, calculate_features, image_format).
+RECRAFT_GENERATE_FIELDS = frozenset(
+    {
+        "prompt",
+        "n",
+        "response_format",
+        "image_format",
+        "size",
+        "style_id",
+        "style",
+        "substyle",
+        "controls",
+        "model",
+        "random_seed",
+        "text_layout",
+        "block_nsfw",
+        "calculate_features",
+        "negative_prompt",
+    }
+)
+RECRAFT_IMAGE_TO_IMAGE_FIELDS = (RECRAFT_GENERATE_FIELDS - {"size"}) | {"image", "strength", "expire"}
+
+
 class FakeOpenAIImages(ProviderFake):
     """The OpenAI Images shape (platform.openai.com, and Recraft's OpenAI-compatible /v1/images/generations):
     {created, data: [{b64_json | url}]}; 429 rate_limit_exceeded with Retry-After; 500 server_error.
@@ -257,8 +331,10 @@ class FakeOpenAIImages(ProviderFake):
     unknown_parameter, the error object the SDK's APIError reads code, param and type from
     (openai-python src/openai/_exceptions.py); a wrong key 401 invalid_api_key; the refusal a 400 with code
     moderation_blocked and type image_generation_user_error (the body gpt-image answers, as logged in public
-    issue threads; OpenAI's reference pages do not print it). external.api.recraft.ai: Bearer key, no field
-    list cited (any field), no documented refusal body. 127.0.0.1:9000 (a self-hosted server): no key, any field.
+    issue threads; OpenAI's reference pages do not print it). external.api.recraft.ai: Bearer key
+    (recraft.ai/docs/api-reference/usage, "Authentication"), the fields of Recraft's OpenAPI document only
+    (RECRAFT_*_FIELDS), another field answered 400 without a code (Recraft's error body is not in what was read;
+    this one is the fake's), no documented refusal. 127.0.0.1:9000 (a self-hosted server): no key, any field.
 
     Edits are multipart, checked as documented: OpenAI's /v1/images/edits takes `image`, or several input images
     as repeated `image[]` parts (gpt-image models, up to 16; dall-e-2 exactly one)
@@ -288,11 +364,17 @@ class FakeOpenAIImages(ProviderFake):
         return Reply.json({"error": error}, 401)
 
     def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        if self.host == "external.api.recraft.ai":
+            edit = request.path.endswith("/images/imageToImage")
+            return RECRAFT_IMAGE_TO_IMAGE_FIELDS if edit else RECRAFT_GENERATE_FIELDS
         if self.host != "api.openai.com":
             return None
         return OPENAI_EDIT_FIELDS if request.path.endswith("/images/edits") else OPENAI_GENERATE_FIELDS
 
     def unknown_field(self, name: str) -> Reply:
+        if self.host == "external.api.recraft.ai":
+            error = {"message": f"unknown field '{name}'", "type": "invalid_request_error", "param": name}
+            return Reply.json({"error": {**error, "code": None}}, 400)
         error = {
             "message": f"Unknown parameter: '{name}'.",
             "type": "invalid_request_error",
@@ -482,21 +564,43 @@ def _is_image_url(value: str) -> bool:
     )
 
 
+# xai-sdk-python src/xai_sdk/proto/v6/image_pb2.pyi (commit 5d3a6436): GenerateImageRequest's fields prompt, model,
+# n, user, format, aspect_ratio, resolution, image and images, under their REST names (format is response_format;
+# image / images are {url} objects there, as docs.x.ai's image pages print them). The SDK's image.py (commit ddc27ddf)
+# strips a "...base64," prefix from a base64 answer, which is why b64_json carries a data: URL.
+XAI_GENERATE_FIELDS = frozenset(
+    {"prompt", "model", "n", "user", "response_format", "aspect_ratio", "resolution"}
+)
+XAI_EDIT_FIELDS = XAI_GENERATE_FIELDS | {"image", "images"}
+
+
 class FakeXAI(ProviderFake):
     """docs.x.ai image generation: POST /v1/images/generations (Bearer) {model, prompt, n, aspect_ratio,
     resolution, response_format} -> {data: [{b64_json (a data: URL) | url, mime_type, revised_prompt}]};
     size and style are not supported; 429; 500. Editing: POST /v1/images/edits (JSON) with one source image as
     `image: {url}` or up to three as `images: [{url}, ...]` (mutually exclusive), each a public URL or a base64
     data URI (https://docs.x.ai/developers/model-capabilities/images,
-    https://docs.x.ai/developers/model-capabilities/images/multi-image-editing); another shape gets a 400."""
+    https://docs.x.ai/developers/model-capabilities/images/multi-image-editing); another shape gets a 400. A field
+    outside XAI_*_FIELDS (the SDK's request fields) gets a 400 too; the error body {code, error} is the one these
+    fakes used before this check, not read on an xAI page. xAI documents no refusal status or code."""
 
     name = "xai"
     hosts = ("api.x.ai",)
     delivery = "inline"
 
+    def accepted_fields(self, request: Request) -> frozenset[str] | None:
+        return XAI_EDIT_FIELDS if request.path.endswith("/images/edits") else XAI_GENERATE_FIELDS
+
+    def unknown_field(self, name: str) -> Reply:
+        reason = f"{name} is not supported" if name in ("size", "style") else f"unknown field '{name}'"
+        return Reply.json({"code": "Client specified an invalid argument", "error": reason}, 400)
+
     def api(self, request: Request) -> Reply:
         body = request.json()
         self.record(request, body)
+        unknown = self.unknown_fields(request, body)
+        if unknown:
+            return self.unknown_field(unknown[0])
         invalid = self._invalid_edit(body) if request.path.endswith("/images/edits") else None
         if invalid:
             return Reply.json({"code": "Client specified an invalid argument", "error": invalid}, 400)
@@ -507,10 +611,6 @@ class FakeXAI(ProviderFake):
             )
         if scenario == "failed":
             return Reply.json({"code": "Internal error", "error": "Service temporarily unavailable"}, 500)
-        if "size" in body:
-            return Reply.json(
-                {"code": "Client specified an invalid argument", "error": "size is not supported"}, 400
-            )
         if body.get("response_format") == "b64_json":
             item = {
                 "b64_json": "data:image/png;base64," + self.b64_image(seed=body.get("prompt", "")),

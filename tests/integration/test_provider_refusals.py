@@ -90,8 +90,16 @@ def test_an_openai_unknown_parameter_is_a_request_error_even_when_it_names_moder
     [
         ("gpt-image-1", "safety_tolerance", "unknown_parameter"),  # not in ImageGenerateParams
         ("flux-1-1-pro", "guidance", "extra_forbidden"),  # not in FLUX 1.1 [pro]'s request body
+        ("flux-kontext-pro-edit", "width", "extra_forbidden"),  # Kontext takes aspect_ratio, not width
         ("flux-1-schnell-together", "moderation", "unknown field"),  # not in Together's OpenAPI body
         ("ideogram-3", "moderation", "unknown field"),  # not a generate-v3 form field
+        ("ideogram-3-remix", "strength", "unknown field"),  # remix-v3 weighs the image with image_weight
+        ("stable-image-core", "safety_tolerance", "bad_request"),  # not a generate/core form field
+        ("sd3-5-large-edit", "style_preset", "bad_request"),  # a core field, not an sd3 one
+        ("recraft-v3", "quality", "unknown field"),  # an OpenAI Images field Recraft does not take
+        ("recraft-v3-edit", "input_fidelity", "unknown field"),  # an OpenAI edits field, not imageToImage's
+        ("grok-imagine-image", "quality", "unknown field"),  # not a GenerateImageRequest field in xai-sdk
+        ("grok-imagine-image-edit", "mask", "unknown field"),  # nor is a mask
     ],
 )
 def test_a_field_outside_the_documented_list_is_refused_as_a_request_error(slug, field, answer, keys):
