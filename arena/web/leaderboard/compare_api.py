@@ -13,6 +13,7 @@ from arena.leaderboard.boards import load_models
 from arena.leaderboard.compare import HeadToHead, head_to_head
 from arena.web.deps import TaxonomyDep
 from arena.web.leaderboard.common import SLUG_PATTERN, ReaderDep
+from arena.web.leaderboard.model_api import example_out
 from arena.web.leaderboard.schemas import ExampleOut
 from ratings.record import Record
 
@@ -68,22 +69,7 @@ def _record(rec: Record) -> dict[str, int | float | None]:
 
 def head_to_head_out(h: HeadToHead, modality: str) -> HeadToHeadOut:
     """The API's form of a head-to-head."""
-    examples = [
-        [
-            ExampleOut(
-                won=e.won,
-                prompt_id=e.prompt_id,
-                prompt=e.prompt_text,
-                use_case=e.use_case,
-                capability=e.capability,
-                opponent=e.opponent,
-                image_url=f"/media/{e.media_id}",
-                opponent_image_url=f"/media/{e.opponent_media_id}",
-            )
-            for e in wins
-        ]
-        for wins in (h.wins_a, h.wins_b)
-    ]
+    examples = [[example_out(e) for e in wins] for wins in (h.wins_a, h.wins_b)]
     return HeadToHeadOut(
         a=h.a,
         b=h.b,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from arena.leaderboard import ModelDetail
+from arena.leaderboard.examples import Example
 from arena.web.leaderboard.api import difference_out, settle_chance_of
 from arena.web.leaderboard.common import NotFound, ReaderDep, api_not_found
 from arena.web.leaderboard.schemas import (
@@ -19,6 +20,20 @@ from arena.web.leaderboard.schemas import (
 )
 
 router = APIRouter(prefix="/api/v1", tags=["leaderboard"])
+
+
+def example_out(e: Example) -> ExampleOut:
+    """One example matchup as the API publishes it (the model page's and the head-to-head's)."""
+    return ExampleOut(
+        won=e.won,
+        prompt_id=e.prompt_id,
+        prompt=e.prompt_text,
+        use_case=e.use_case,
+        capability=e.capability,
+        opponent=e.opponent,
+        image_url=f"/media/{e.media_id}",
+        opponent_image_url=f"/media/{e.opponent_media_id}",
+    )
 
 
 def model_out(detail: ModelDetail) -> ModelOut:
@@ -104,19 +119,7 @@ def model_out(detail: ModelDetail) -> ModelOut:
                 for d in timing.daily
             ],
         ),
-        examples=[
-            ExampleOut(
-                won=e.won,
-                prompt_id=e.prompt_id,
-                prompt=e.prompt_text,
-                use_case=e.use_case,
-                capability=e.capability,
-                opponent=e.opponent,
-                image_url=f"/media/{e.media_id}",
-                opponent_image_url=f"/media/{e.opponent_media_id}",
-            )
-            for e in detail.examples
-        ],
+        examples=[example_out(e) for e in detail.examples],
     )
 
 
