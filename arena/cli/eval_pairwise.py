@@ -13,8 +13,8 @@ import typer
 from arena.cli.common import engine_for, fail, load_settings, print_json
 
 
-def _run_id(ref: str) -> str:
-    """A run id, or a run folder holding run.json."""
+def run_id_of(ref: str) -> str:
+    """A run id, or a run folder holding run.json (every `arena eval` command that names a run takes both)."""
     path = Path(ref)
     if (path / "run.json").is_file():
         return json.loads((path / "run.json").read_text())["run_id"]
@@ -85,7 +85,7 @@ def pairwise_command(
     from arena.judge.scenario_rubrics import RubricError, load_rubrics
 
     settings = load_settings()
-    ids = [_run_id(r) for r in (run, run2) if r]
+    ids = [run_id_of(r) for r in (run, run2) if r]
     config = JudgeConfig.from_settings(settings)
     if judge:
         config = JudgeConfig(**{**config.__dict__, "model": judge})
@@ -150,7 +150,7 @@ def share_command(
     from arena.evals.private_set import PrivateSetError, create_set
 
     settings = load_settings()
-    ids = [_run_id(r) for r in (run, run2) if r]
+    ids = [run_id_of(r) for r in (run, run2) if r]
     with engine_for(settings) as engine:
         try:
             items, unpaired = collect_pairs(run_sides(engine, ids), label_a, label_b)

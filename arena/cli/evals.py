@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -17,14 +16,6 @@ EXIT_REGRESSED = 1
 EXIT_OUTAGE = 3
 
 app = typer.Typer(help="The eval harness: suites of cases graded automatically.", no_args_is_help=True)
-
-
-def _resolve_run(engine, ref: str) -> str:  # noqa: ANN001
-    """A run id, or a run folder holding run.json."""
-    path = Path(ref)
-    if (path / "run.json").is_file():
-        return json.loads((path / "run.json").read_text())["run_id"]
-    return ref
 
 
 @app.command("run")
@@ -291,7 +282,7 @@ def compare_command(
         runs = []
         for ref in (run_a, run_b):
             try:
-                loaded = load_run(engine, _resolve_run(engine, ref))
+                loaded = load_run(engine, eval_pairwise.run_id_of(ref))
             except (OperationalError, ProgrammingError):
                 fail("the database has no eval tables: run `arena init` or `arena eval run` first")
             if loaded is None:
