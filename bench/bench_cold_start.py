@@ -10,7 +10,7 @@ and the load average, so a figure from a busy machine can be read for what it is
 
 With `--make-run` it runs the real `make run` in the clone instead, so the clone builds its own `.venv`: the
 figures then include the install (the time `.venv/.run-stamp` appears) and the venv's size. `--pip-cache DIR`
-keeps pip's cache there between runs (run twice: cold, then warm); without it each run gets an empty cache.
+keeps pip's and uv's caches there between runs (run twice: cold, then warm); without it each run gets an empty cache.
 """
 
 from __future__ import annotations
@@ -65,7 +65,9 @@ def main() -> None:
         command = [sys.executable, "-c", "from arena.cli.main import main; main()", "demo", "--serve"]
         if args.make_run:
             del env["PYTHONPATH"]
-            env["PIP_CACHE_DIR"] = str(args.pip_cache or Path(tmp) / "pip-cache")
+            cache = args.pip_cache or Path(tmp) / "pip-cache"
+            env["PIP_CACHE_DIR"] = str(cache)
+            env["UV_CACHE_DIR"] = str(cache / "uv")  # `make run` installs with uv where it can
             command = ["make", "run"]
         stamp = clone / ".venv" / ".run-stamp"
         installed: float | None = None
