@@ -69,6 +69,12 @@ def retire_command(
         bool, typer.Option("--dry-run", help="Build and print the report; store nothing.")
     ] = False,
     apply: Annotated[int | None, typer.Option("--apply", help="Apply the draft report with this id.")] = None,
+    confirm_under_minimum: Annotated[
+        bool,
+        typer.Option(
+            "--confirm-under-minimum", help="With --apply: apply even if it leaves cells under the minimum."
+        ),
+    ] = False,
     reject: Annotated[
         int | None, typer.Option("--reject", help="Reject the draft report with this id.")
     ] = None,
@@ -85,6 +91,7 @@ def retire_command(
         get_report,
         reject_report,
         run_monthly,
+        under_minimum_warning,
     )
 
     if sum([dry_run, apply is not None, reject is not None]) > 1:
@@ -96,6 +103,9 @@ def retire_command(
         engine = session.get_bind()
         try:
             if apply is not None:
+                warning = None if confirm_under_minimum else under_minimum_warning(get_report(engine, apply))
+                if warning:
+                    fail(f"{warning}; add --confirm-under-minimum to apply anyway")
                 retired = apply_report(engine, apply, actor)
             elif reject is not None:
                 reject_report(engine, reject, actor, reason=reason)
@@ -128,8 +138,10 @@ def retire_command(
     if row.status == "applied":
         typer.echo(f"report {report_id} stored and applied automatically (ARENA_RETIREMENT_AUTO_APPLY)")
     else:
+        confirm = " --confirm-under-minimum" if row.report.get("under_minimum") else ""
         typer.echo(
-            f"report {report_id} stored as a draft: approve with `arena prompts retire --apply {report_id}`"
+            f"report {report_id} stored as a draft: approve with "
+            f"`arena prompts retire --apply {report_id}{confirm}`"
         )
 
 

@@ -305,6 +305,21 @@ def _decide(session: Session, report_id: int, status: str, actor: str, now: date
     return row
 
 
+def under_minimum_warning(row: RetirementReport) -> str | None:
+    """For a draft whose retirement would leave taxonomy cells under the minimum: one line naming them, so every
+    way to apply it (page, JSON API, CLI) asks for a second, explicit confirmation. None when nothing to confirm."""
+    cells = row.report.get("under_minimum") or []
+    if row.status != "draft" or not cells:
+        return None
+    listed = "; ".join(
+        f"{c['modality']} {c['use_case']} x {c['capability']}: {c['active']} -> {c['after']}" for c in cells
+    )
+    return (
+        f"applying report {row.id} leaves {len(cells)} cell(s) under the minimum of "
+        f"{row.report.get('min_prompts_per_cell')} active prompts ({listed})"
+    )
+
+
 def apply_report(
     engine: Engine, report_id: int, actor: str, *, now: datetime | None = None, pool: PoolCache | None = None
 ) -> list[str]:

@@ -90,3 +90,42 @@ def test_approving_cells_under_the_minimum_asks_again_listing_them(console, mont
     with Session(initialized) as session:
         row = session.get(RetirementReport, report_id)
         assert row.status == "applied" and row.approved_by == "bootstrap (ann)"
+
+
+def test_the_json_apply_also_asks_again_for_cells_under_the_minimum(console, month, initialized):
+    client, _csrf = console
+    report_id = run_monthly(initialized, month.settings, now=NOW)
+    url = f"/api/v1/retirement/reports/{report_id}/apply"
+    refused = client.post(url, headers=BEARER, json={"name": "ann"})
+    assert refused.status_code == 409
+    detail = refused.json()["detail"]
+    assert (
+        "marketing_advertising x text_rendering: 4 -> 2" in detail and "confirm_under_minimum=true" in detail
+    )
+    with Session(initialized) as session:
+        assert session.get(RetirementReport, report_id).status == "draft"
+    done = client.post(url, headers=BEARER, json={"name": "ann", "confirm_under_minimum": True})
+    assert done.status_code == 200 and done.json()["status"] == "applied"
+
+
+def test_the_cli_apply_also_asks_again_for_cells_under_the_minimum(month, initialized, monkeypatch):
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+
+    settings = month.settings
+    monkeypatch.setenv("ARENA_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("ARENA_MEDIA_DIR", str(settings.media_dir))
+    monkeypatch.setenv("ARENA_MODELS_FILE", str(settings.models_file))
+    report_id = run_monthly(initialized, settings, now=NOW)
+    runner = CliRunner()
+    refused = runner.invoke(app, ["prompts", "retire", "--apply", str(report_id)], catch_exceptions=False)
+    assert refused.exit_code == 2 and "--confirm-under-minimum" in refused.stderr
+    assert "marketing_advertising x text_rendering: 4 -> 2" in refused.stderr
+    with Session(initialized) as session:
+        assert session.get(RetirementReport, report_id).status == "draft"
+    args = ["prompts", "retire", "--apply", str(report_id), "--confirm-under-minimum"]
+    done = runner.invoke(app, args, catch_exceptions=False)
+    assert done.exit_code == 0, done.stderr
+    with Session(initialized) as session:
+        assert session.get(RetirementReport, report_id).status == "applied"

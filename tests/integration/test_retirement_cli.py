@@ -92,9 +92,11 @@ def test_corpus_refresh_and_retire_from_the_command_line(run, month, initialized
     stored = run("prompts", "retire")
     assert (
         stored.exit_code == 0
-        and "stored as a draft: approve with `arena prompts retire --apply 1`" in stored.stdout
+        and "stored as a draft: approve with `arena prompts retire --apply 1 --confirm-under-minimum`"
+        in stored.stdout
     )
-    applied = run("prompts", "retire", "--apply", "1", "--actor", "alice")
+    assert run("prompts", "retire", "--apply", "1", "--actor", "alice").exit_code == 2  # under the minimum
+    applied = run("prompts", "retire", "--apply", "1", "--actor", "alice", "--confirm-under-minimum")
     assert (
         applied.exit_code == 0 and f"retired {len(reasons)} prompt(s) (approved by alice)" in applied.stdout
     )

@@ -35,9 +35,10 @@ def test_operators_approve_over_the_api_and_retired_prompts_leave_the_live_pool_
         assert client.get("/api/v1/retirement/reports/99", headers=BEARER).status_code == 404
         # Applying needs the bearer token itself (a read-only cookie is not enough).
         assert client.post(f"/api/v1/retirement/reports/{report_id}/apply").status_code == 401
-        done = client.post(
-            f"/api/v1/retirement/reports/{report_id}/apply", headers=BEARER, json={"name": "alice"}
-        )
+        url = f"/api/v1/retirement/reports/{report_id}/apply"
+        unconfirmed = client.post(url, headers=BEARER, json={"name": "alice"})
+        assert unconfirmed.status_code == 409 and "under the minimum" in unconfirmed.json()["detail"]
+        done = client.post(url, headers=BEARER, json={"name": "alice", "confirm_under_minimum": True})
         assert done.status_code == 200 and sorted(done.json()["retired"]) == sorted(month.coin_flips)
         assert set(context_of(app).pool.get("text_to_image").prompts) == served - set(month.coin_flips)
         again = client.post(f"/api/v1/retirement/reports/{report_id}/apply", headers=BEARER)

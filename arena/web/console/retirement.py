@@ -21,6 +21,7 @@ from arena.prompts.retirement import (
     list_reports,
     reject_report,
     report_header,
+    under_minimum_warning,
 )
 from arena.web.console.base import console_page
 from arena.web.deps import ContextDep, RowId, SettingsDep
@@ -64,9 +65,19 @@ def apply_json(
     report_id: RowId,
     operator: OperatorDep,
     name: Annotated[str | None, Body(embed=True, description="Who approves (audit log).")] = None,
+    confirm_under_minimum: Annotated[
+        bool,
+        Body(embed=True, description="Apply even though it leaves taxonomy cells under the prompt minimum."),
+    ] = False,
 ) -> dict[str, Any]:
-    """Retire the report's flagged prompts now (a draft only; a second apply is refused with 409)."""
+    """Retire the report's flagged prompts now (a draft only; a second apply is refused with 409). A draft that
+    leaves cells under the minimum is refused with 409 naming them unless `confirm_under_minimum` is true."""
     try:
+        warning = None if confirm_under_minimum else under_minimum_warning(get_report(ctx.engine, report_id))
+        if warning:
+            raise HTTPException(
+                status.HTTP_409_CONFLICT, f"{warning}; send confirm_under_minimum=true to apply anyway"
+            )
         retired = apply_report(
             ctx.engine,
             report_id,
