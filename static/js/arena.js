@@ -236,11 +236,9 @@
         revealSide("left", reveal.left, choice === "left");
         revealSide("right", reveal.right, choice === "right");
         root.classList.add("revealed", "chose-" + choice);
-        const named = { left: "A (" + reveal.left.name + ")", right: "B (" + reveal.right.name + ")" };
-        const words = choice === "left" || choice === "right"
-          ? "You chose " + named[choice] + " as better."
-          : "You chose " + CHOICE_WORDS[choice] + ": A was " + reveal.left.name + ", B was " + reveal.right.name + ".";
-        setStatus("Vote counted. " + words + " Press N or Next for another matchup.");
+        const picked = choice === "left" || choice === "right" ? (choice === "left" ? "A" : "B") + " as better" : CHOICE_WORDS[choice];
+        const words = "You chose " + picked + ": A was " + reveal.left.name + ", B was " + reveal.right.name + ".";
+        setStatus("Vote counted. " + words + (PHONE.matches ? "" : " Press N or Next for another matchup."));
       }
       $("next").hidden = false;
     } catch (err) {
@@ -322,7 +320,14 @@
     touch = null;
     if (Math.abs(dx) >= 50 && Math.abs(dx) > 1.5 * Math.abs(dy)) stepView(dx < 0 ? 1 : -1);
   }, { passive: true });
-  PHONE.addEventListener("change", () => openVote());
+  // On a phone the status line (what the vote counted and the models' names) sits in the sticky vote bar, where
+  // the voter's eyes are; below the bar it would be off screen once the image fills the width.
+  function placeStatus() {
+    if (PHONE.matches) $("choices").prepend($("status"));
+    else $("choices").after($("status"));
+  }
+  placeStatus();
+  PHONE.addEventListener("change", () => { openVote(); placeStatus(); });
 
   $("more").addEventListener("click", () => {
     const open = $("prompt").classList.toggle("clamped") === false;

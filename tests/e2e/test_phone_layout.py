@@ -199,6 +199,10 @@ def test_on_a_phone_the_vote_opens_once_both_images_were_seen_and_works_by_tap_a
     phone.wait_for_selector("#arena.revealed", timeout=20_000)
     names = phone.locator("#reveal-left a").inner_text(), phone.locator("#reveal-right a").inner_text()
     assert all(n.startswith("Model ") for n in names)
+    # the reveal is on screen without scrolling: the status line naming both models sits in the vote bar
+    status, height = _box(phone, "#status"), phone.viewport_size["height"]
+    assert status["y"] >= 0 and status["y"] + status["height"] <= height, status
+    assert all(n in phone.locator("#status").inner_text() for n in names)
     phone.tap("#next")
     _loaded(phone)
     assert _visible(phone) == ["left"]  # each matchup starts on A
