@@ -54,6 +54,7 @@ from ratings.intervals import (
 )
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion
 from ratings.pairs import PairCounts, count_pairs, pair_counts
+from ratings.ranking_anomaly import PositionBias, position_bias
 from ratings.rankings import RankingBoard, fit_ranking_board
 from ratings.resample import MultinomialSampler
 from ratings.scale import (
@@ -103,6 +104,7 @@ __all__ = [
     "MultinomialSampler",
     "NoVotesError",
     "PairCounts",
+    "PositionBias",
     "RankingBoard",
     "RankingFormatError",
     "RatingsError",
@@ -140,6 +142,7 @@ __all__ = [
     "pairwise_above_normal",
     "parse_battles",
     "percentile_intervals",
+    "position_bias",
     "provisional_models",
     "rank_probabilities",
     "ranks_from_above",
