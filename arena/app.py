@@ -45,6 +45,7 @@ from arena.web.console import retirement as retirement_web
 from arena.web.console import votes as console_votes
 from arena.web.context import AppContext, Limiter, LiveState
 from arena.web.guards import GuardMiddleware
+from arena.web.leaderboard import kwise as kwise_board
 from arena.web.leaderboard import page as leaderboard
 from arena.web.metrics import router as metrics_router
 from arena.web.observe import ObserveMiddleware
@@ -152,6 +153,7 @@ def create_app(
     app.include_router(voting.router)
     app.include_router(kwise_routes.router)
     app.include_router(leaderboard.router)
+    app.include_router(kwise_board.router)
     app.include_router(me.router)
     app.include_router(private_sets.router)
     app.include_router(admin.router)

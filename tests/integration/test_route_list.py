@@ -37,6 +37,7 @@ ROUTES = (
     "GET /api/v1/compare",
     "GET /api/v1/leaderboard/history",
     "GET /leaderboard",
+    "GET /api/v1/kwise/board",  # the K-wise board (issue 31), 404 while ARENA_KWISE is off
     "GET /api/v1/me",
     "GET /me",
     "GET /private/{token}",  # private matchup sets of eval outputs (issue 27 item 8)
