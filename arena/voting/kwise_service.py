@@ -194,6 +194,7 @@ class KwiseService:
         *,
         nonce: str = "",
         honeypot: str = "",
+        client_seconds: float | None = None,
     ) -> dict[str, Any]:
         """Record an order of screen positions (best first) or "all about equal" and return the reveal; raise
         `VoteError` (nothing stored) when the vote cannot count."""
@@ -226,7 +227,15 @@ class KwiseService:
             )
             images_fetched = len(fetched) == m.k and all(f is not None for f in fetched)
             seconds = (now - m.served_at).total_seconds()
-            signals = {"honeypot": bool(honeypot), "images_fetched": images_fetched, "seconds": seconds}
+            signals: dict[str, Any] = {
+                "honeypot": bool(honeypot),
+                "images_fetched": images_fetched,
+                "seconds": seconds,
+            }
+            if (
+                client_seconds is not None
+            ):  # the page's own time from ranking open to submit (not filtered on)
+                signals["client_seconds"] = client_seconds
             verdicts = verdict_rows(signals, self.filter_settings, now)
             try:
                 vote_id = conn.execute(

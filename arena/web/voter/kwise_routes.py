@@ -96,6 +96,7 @@ async def kwise_vote(body: KwiseVoteRequest, request: Request) -> Response:
                 ctx.clock(),
                 nonce=body.nonce,
                 honeypot=body.website,
+                client_seconds=body.seconds_to_decide,
             )
         except VoteError as exc:
             _raise(exc)
