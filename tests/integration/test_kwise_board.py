@@ -60,6 +60,15 @@ def test_the_board_recovers_the_true_order_and_filters_a_position_voter(kwise_se
     with serve(create_app(kwise_settings, engine=world, clock=frozen)) as url:
         board = httpx.get(url + "/api/v1/kwise/board", params={"modality": "text_to_image"}).json()
         assert httpx.get(url + "/api/v1/kwise/board", params={"modality": "nope"}).status_code == 404
+        page = httpx.get(url + "/leaderboard").text
+    section = page[page.index('id="kwise-board"') :]
+    assert "Rank four board" in section and "240 rankings fitted" in section and "12 filtered" in section
+    assert (
+        section.index("Model 0")
+        < section.index("Model 1")
+        < section.index("Model 2")
+        < section.index("Model 3")
+    )
     assert [r["slug"] for r in board["rows"]] == ["model-0", "model-1", "model-2", "model-3"]
     assert all(r["rated"] for r in board["rows"])
     assert board["rankings"] == 240 and board["filtered"] == 12
@@ -91,3 +100,5 @@ def test_models_in_too_few_rankings_are_not_yet_rated_and_the_board_is_off_by_de
     forget_boards()
     with serve(create_app(settings, engine=world, clock=frozen)) as url:
         assert httpx.get(url + "/api/v1/kwise/board").status_code == 404
+        assert 'id="kwise-board"' not in httpx.get(url + "/leaderboard").text
+        assert "Rank four" not in httpx.get(url + "/").text

@@ -16,6 +16,7 @@ from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.leaderboard.differences import NoDifferences
 from arena.web.context import context_of
+from arena.web.leaderboard.kwise import kwise_section
 from arena.web.deps import TaxonomyDep
 from arena.web.formatting import FMT
 from arena.web.leaderboard import api as lb_api
@@ -227,6 +228,7 @@ def _render(
         "simulated": bool(published and published.params.get("include_simulated")),
         "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
+        "kwise_board": kwise_section(request, modality),
     }
     return context_of(request.app).templates.TemplateResponse(request, "leaderboard.html", context)
 
