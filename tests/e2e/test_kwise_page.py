@@ -140,3 +140,28 @@ def test_phone_shows_each_image_at_full_width_and_takes_a_tapped_order(browser, 
     assert all("Model" in r for r in reveals)
     assert list(_votes(initialized)[-1].order) == [1, 3, 0, 2]
     page.context.close()
+
+
+@pytest.mark.parametrize("size", [(1440, 900, False), (390, 844, True)], ids=["desktop", "phone"])
+def test_the_rank_page_has_no_serious_axe_violation(browser, rank_site, size):
+    """axe-core (vendored, tests/e2e/vendor) on the page once ranking has opened and after a reveal; the
+    context bypasses the CSP only so axe can be injected."""
+    from tests.e2e.test_accessibility import AXE, BLOCKING
+
+    width, height, phone = size
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone, bypass_csp=True
+    )
+    page = context.new_page()
+    page.goto(rank_site + "/?mode=rank")
+    _loaded(page)
+    _opened(page)
+    page.add_script_tag(path=str(AXE))
+    for step in ("open", "revealed"):
+        result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+        bad = [(v["id"], v["help"]) for v in result["violations"] if v["impact"] in BLOCKING]
+        assert bad == [], (step, bad)
+        if step == "open":
+            page.keyboard.press("e")
+            _revealed(page)
+    context.close()
