@@ -1,5 +1,6 @@
 """The leaderboard page (/leaderboard), and the assembly of the leaderboard routers: the model pages, the
-methodology page and the JSON/CSV API. Everything reads stored snapshots; nothing is fitted on a request."""
+methodology page and the JSON/CSV API. Everything reads stored snapshots; nothing is fitted on a request, except the
+optional K-wise section (ARENA_KWISE), fitted at most every 30 s (`arena.web.leaderboard.kwise`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.leaderboard.differences import NoDifferences
 from arena.web.context import context_of
-from arena.web.leaderboard.kwise import kwise_section
 from arena.web.deps import TaxonomyDep
 from arena.web.formatting import FMT
 from arena.web.leaderboard import api as lb_api
@@ -37,6 +37,7 @@ from arena.web.leaderboard.common import (
     demo_preparing,
     page_not_found,
 )
+from arena.web.leaderboard.kwise import kwise_section
 from arena.web.leaderboard.relative import ANCHOR, RelativeToQuery, relative
 from arena.web.leaderboard.rows import chart_tables, difference_text, row_texts
 from prompts_taxonomy import Taxonomy
