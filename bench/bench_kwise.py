@@ -296,7 +296,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"| {summarise(width_n[arm])} | {ratio_text(width_n['k2'], width_n[arm])} "
                     f"| {np.median(t_sec) / 3600:.2f} | {ratio_text(base_t, t_sec)} "
                     f"| {np.median(w_sec) / 3600:.2f} | {ratio_text(base_w, w_sec)} | {on_mean:.0f} "
-                    f"| {load:.2f} | {cpu[arm]:.0f} |"
+                    f"| {load:.2f} | {cpu[arm]:.0f} |",
+                    flush=True,
                 )
     print(
         f"\n{args.models} models, {args.seeds} replications per spread (medians [interquartile range]; ratios are "
