@@ -216,14 +216,19 @@ def budget(arm: str, pairwise: int) -> int:
 
 def summarise(values: np.ndarray) -> str:
     """Median and interquartile range over replications (inf: not reached within the budget)."""
-    q = np.percentile(values, [25, 50, 75])
+    q = np.percentile(values, [25, 50, 75], method="inverted_cdf")  # no interpolation into inf
     return f"{q[1]:.0f} [{q[0]:.0f}-{q[2]:.0f}]"
 
 
 def ratio_text(base: np.ndarray, arm: np.ndarray) -> str:
     """Median and IQR of the per-replication ratio baseline / arm (> 1: the arm needs less)."""
-    r = base / arm
-    q = np.percentile(r[np.isfinite(r)], [25, 50, 75]) if np.isfinite(r).any() else [math.nan] * 3
+    with np.errstate(invalid="ignore"):  # inf / inf: neither reached the target; left out
+        r = base / arm
+    q = (
+        np.percentile(r[~np.isnan(r)], [25, 50, 75], method="inverted_cdf")
+        if (~np.isnan(r)).any()
+        else [math.nan] * 3
+    )
     return f"{q[1]:.2f}x [{q[0]:.2f}-{q[2]:.2f}]"
 
 
