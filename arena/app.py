@@ -26,6 +26,7 @@ from arena.runtime.paths import STATIC_DIR, TEMPLATES_DIR
 from arena.runtime.secret_key import resolve_secret
 from arena.runtime.shared_state import PageGeneration, SharedRedis, shared_redis
 from arena.settings import Settings
+from arena.voting.kwise_service import KwiseService
 from arena.voting.matchup_cache import PoolCache
 from arena.voting.ratelimit import RateLimiter
 from arena.voting.service import ArenaService
@@ -44,11 +45,12 @@ from arena.web.console import retirement as retirement_web
 from arena.web.console import votes as console_votes
 from arena.web.context import AppContext, Limiter, LiveState
 from arena.web.guards import GuardMiddleware
+from arena.web.leaderboard import kwise as kwise_board
 from arena.web.leaderboard import page as leaderboard
 from arena.web.metrics import router as metrics_router
 from arena.web.observe import ObserveMiddleware
 from arena.web.openapi import conforming_openapi
-from arena.web.voter import me
+from arena.web.voter import kwise_routes, me
 from arena.web.voter import private as private_sets
 from arena.web.voter import routes as voting
 from prompts_taxonomy import load_taxonomy
@@ -124,6 +126,7 @@ def build_context(settings: Settings, engine: Engine, clock: Callable[[], dateti
         leaderboard_pages=PageCache(),
         personal_boards=BoardCache(),
         live=LiveState(),
+        kwise=KwiseService(engine, settings, taxonomy, pool) if settings.kwise else None,
     )
 
 
@@ -148,7 +151,9 @@ def create_app(
     app.include_router(apidocs.router)
     app.include_router(media.router)
     app.include_router(voting.router)
+    app.include_router(kwise_routes.router)
     app.include_router(leaderboard.router)
+    app.include_router(kwise_board.router)
     app.include_router(me.router)
     app.include_router(private_sets.router)
     app.include_router(admin.router)

@@ -65,6 +65,17 @@ class Settings(BaseSettings):
     pow_difficulty_bits: int = Field(
         default=12, ge=0, le=24, description="Proof-of-work leading zero bits a vote request must carry."
     )
+    kwise: bool = Field(
+        default=False,
+        description='Offer the opt-in "Rank four" mode: four images from four distinct models for one prompt, '
+        "ordered by the voter (or marked all about equal); its votes form their own board, never pooled with the "
+        "pairwise one.",
+    )
+    kwise_min_rankings: int = Field(
+        default=100,
+        ge=0,
+        description="Models in fewer kept K-wise rankings than this are not yet rated on the K-wise board.",
+    )
     session_votes_per_minute: int = Field(default=30, ge=1, description="Rate limit per voter session.")
     address_votes_per_minute: int = Field(default=120, ge=1, description="Rate limit per client address.")
     operator_token_attempts_per_minute: int = Field(

@@ -6,7 +6,8 @@ counting (:func:`count_pairs`), the fit (:func:`fit_bradley_terry`), the scale (
 anchor-free intervals and pairwise ranks (:mod:`ratings.intervals`), cell weighting, cohorts,
 win-rate tables and a seeded simulator. Beside the boards: the Wilson interval (:mod:`ratings.proportions`),
 judge-versus-people agreement (:mod:`ratings.agreement`, :mod:`ratings.rank_correlation`) and the matchmaking
-vote plan's math (:mod:`ratings.vote_plan`).
+vote plan's math (:mod:`ratings.vote_plan`). K-wise boards: a Plackett-Luce fit of rankings on the same
+scale (:func:`fit_ranking_board`, :mod:`ratings.rankings`).
 """
 
 from ratings.aggregate import BoardRows, VoteRows
@@ -29,6 +30,7 @@ from ratings.errors import (
     BattleFormatError,
     DisconnectedComparisonsError,
     NoVotesError,
+    RankingFormatError,
     RatingsError,
     SingleModelError,
     UnboundedRatingError,
@@ -52,6 +54,8 @@ from ratings.intervals import (
 )
 from ratings.leaderboard import Board, BoardRow, BoardSet, Exclusion
 from ratings.pairs import PairCounts, count_pairs, pair_counts
+from ratings.ranking_anomaly import PositionBias, position_bias
+from ratings.rankings import RankingBoard, fit_ranking_board
 from ratings.resample import MultinomialSampler
 from ratings.scale import (
     DEFAULT_ANCHOR_RATING,
@@ -100,6 +104,9 @@ __all__ = [
     "MultinomialSampler",
     "NoVotesError",
     "PairCounts",
+    "PositionBias",
+    "RankingBoard",
+    "RankingFormatError",
     "RatingsError",
     "SingleModelError",
     "UnboundedRatingError",
@@ -127,6 +134,7 @@ __all__ = [
     "expected_win_matrix",
     "expected_win_probability",
     "fit_bradley_terry",
+    "fit_ranking_board",
     "normal_quantile",
     "outcome_codes",
     "pair_counts",
@@ -134,6 +142,7 @@ __all__ = [
     "pairwise_above_normal",
     "parse_battles",
     "percentile_intervals",
+    "position_bias",
     "provisional_models",
     "rank_probabilities",
     "ranks_from_above",

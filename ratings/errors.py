@@ -14,6 +14,7 @@ __all__ = [
     "BattleFormatError",
     "DisconnectedComparisonsError",
     "NoVotesError",
+    "RankingFormatError",
     "RatingsError",
     "SingleModelError",
     "UnboundedRatingError",
@@ -127,3 +128,12 @@ class UnknownBattleFormatError(RatingsError):
         super().__init__(
             f"the battles match no known format: columns seen: {seen or 'none'}; formats known: {known}"
         )
+
+
+class RankingFormatError(RatingsError):
+    """A K-wise ranking is malformed (an index out of range, a repeated item, fewer than two items)."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        self.index = index
+        self.reason = reason
+        super().__init__(f"ranking {index}: {reason}")

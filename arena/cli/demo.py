@@ -12,6 +12,7 @@ cache refreshes every 15 s), the arena page shows the progress, and the boards a
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from dataclasses import dataclass
@@ -50,7 +51,10 @@ def demo_command(
     """Initialise, generate the sandbox outputs, add a simulated vote history and snapshot the boards."""
     from arena.initialize import initialize
 
-    settings = load_settings().model_copy(update={"demo_mode": True})
+    settings = load_settings()
+    # the demo shows the opt-in "Rank four" mode too, unless ARENA_KWISE says otherwise
+    kwise = settings.kwise if "ARENA_KWISE" in os.environ else True
+    settings = settings.model_copy(update={"demo_mode": True, "kwise": kwise})
     with engine_for(settings) as engine:
         report = initialize(settings, engine)
         typer.echo(f"database ready; {report.prompts_added} prompt(s) added", err=True)

@@ -15,7 +15,7 @@ from arena.voting.filters.registry import REGISTRY
 from arena.voting.matchup_cache import PoolCache
 from arena.voting.service_types import Voter
 
-__all__ = ["verdict_rows", "vote_answer", "vote_row"]
+__all__ = ["reveal_model", "verdict_rows", "vote_answer", "vote_row"]
 
 
 def _winner(choice: str, a_side: str) -> str:
@@ -99,12 +99,12 @@ def vote_answer(m: Any, choice: str, verdicts: list[dict[str, Any]], pool: PoolC
         "matchup": m.id,
         "choice": choice,
         "counted": True,
-        "left": _reveal(models, m.left_model),
-        "right": _reveal(models, m.right_model),
+        "left": reveal_model(models, m.left_model),
+        "right": reveal_model(models, m.right_model),
     }
 
 
-def _reveal(models: dict[str, Any], slug: str) -> dict[str, Any]:
+def reveal_model(models: dict[str, Any], slug: str) -> dict[str, Any]:
     """What the reveal says of a model: names, organization, badges and its page."""
     model = models.get(slug)
     if model is None:

@@ -17,6 +17,7 @@ from arena.leaderboard import LeaderboardReader
 from arena.media.store import MediaStore
 from arena.runtime.shared_state import PageGeneration
 from arena.settings import Settings
+from arena.voting.kwise_service import KwiseService
 from arena.voting.matchup_cache import PoolCache
 from arena.voting.service import ArenaService
 from arena.voting.sessions import VoterSessions
@@ -77,6 +78,8 @@ class AppContext:
     leaderboard_pages: PageCache
     personal_boards: BoardCache
     live: LiveState
+    #: The K-wise ("Rank four") service, None while ARENA_KWISE is off.
+    kwise: KwiseService | None = None
 
 
 def context_of(app: Starlette) -> AppContext:

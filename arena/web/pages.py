@@ -18,8 +18,17 @@ router = APIRouter(tags=["pages"])
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def arena_page(request: Request, ctx: ContextDep, session: SessionDep, taxonomy: TaxonomyDep) -> HTMLResponse:
-    """The arena page. Until models have outputs it shows the prompt pool the matchups will draw from."""
+def arena_page(
+    request: Request, ctx: ContextDep, session: SessionDep, taxonomy: TaxonomyDep, mode: str = "pair"
+) -> HTMLResponse:
+    """The arena page. Until models have outputs it shows the prompt pool the matchups will draw from. With
+    ARENA_KWISE, `mode=rank` is the "Rank four" page (K-wise battles) instead."""
+    if mode == "rank" and ctx.settings.kwise:
+        return ctx.templates.TemplateResponse(
+            request,
+            "rank.html",
+            {"kwise": True, "mode": "rank", "image_sizes": " ".join(map(str, SIZE_CLASSES))},
+        )
     cells = coverage(session, taxonomy)
     totals: dict[str, int] = {}
     for cell in cells:
@@ -33,6 +42,8 @@ def arena_page(request: Request, ctx: ContextDep, session: SessionDep, taxonomy:
             "cells": [c for c in cells if c.modality == "text_to_image"],
             "preparing": demo_preparing(request, session),
             "image_sizes": " ".join(map(str, SIZE_CLASSES)),
+            "kwise": ctx.settings.kwise,
+            "mode": "pair",
         },
     )
 

@@ -9,6 +9,8 @@ than the majority class plus 12 points here (the bench's goal over 1,000 matchup
 (/media, linked from /models/<slug> and the model API) come only from retired prompts and carry no model name in
 their bytes either."""
 
+import io
+
 import pytest
 
 from arena.app import create_app
@@ -61,3 +63,62 @@ def test_no_pre_vote_byte_size_or_timing_names_a_model(voting_settings, initiali
     # 1,000 matchups) would fail here by chance; 12 points (about 5 standard errors) still fails on a real leak:
     # the padded JPEGs' stripped size named the model 62-100% of the time against a 17-25% majority.
     assert all(accuracy <= majority + MARGIN for accuracy in scores.values()), (majority, scores)
+
+
+def test_no_pre_vote_byte_of_a_kwise_matchup_names_a_model(voting_settings, initialized, frozen):
+    """The same scan on K-wise ("Rank four") matchups over the six sandbox models (issue 31): the Rank four page,
+    each matchup's JSON and headers, and all four images' bytes and headers name no model; the four images of
+    every matchup have one byte length, size and header set; the image URLs die with the vote; the models are
+    named only in the vote's answer, and a recorded hash of an image never labels a later one."""
+    import hashlib
+    from datetime import timedelta
+
+    import httpx
+    from PIL import Image
+
+    from arena.voting import pow as proof
+    from tests.support.anonymity import _headers, _stable_headers, needles, scan
+
+    kwise = voting_settings.model_copy(update={"kwise": True, "session_votes_per_minute": 1000})
+    entries = build_world(kwise, initialized, prompts=3)
+    names = needles(entries)
+    leaks: list[str] = []
+    shapes, headers, labels = set(), set(), {}
+    labelled = revealed = 0
+    with (
+        serve(create_app(kwise, engine=initialized, clock=frozen)) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        page = client.get("/?mode=rank")
+        scan(page.content + _headers(page), "rank page", names, leaks)
+        for n in range(30):
+            if n % 8 == 0:
+                client.cookies.clear()  # a harvester rotating sessions
+            m = client.post("/api/v1/kwise/matchups", json={"modality": "text_to_image"})
+            assert m.status_code == 200, m.text
+            scan(m.content + _headers(m), f"K-wise matchup {n} JSON/headers", names, leaks)
+            body = m.json()
+            hashes = []
+            for i, path in enumerate(body["images"]):
+                image = client.get(path, params={"size": 512})
+                assert image.status_code == 200
+                scan(image.content + _headers(image), f"K-wise matchup {n} image {i}", names, leaks)
+                with Image.open(io.BytesIO(image.content)) as decoded:
+                    shapes.add((len(image.content), decoded.size))
+                headers.add(_stable_headers(image))
+                hashes.append(hashlib.sha256(image.content).hexdigest())
+            labelled += sum(h in labels for h in hashes)
+            frozen.advance(timedelta(seconds=kwise.min_vote_seconds * 2 + 1))
+            nonce = proof.solve(body["challenge"], body["difficulty"])
+            vote = client.post(
+                "/api/v1/kwise/votes", json={"matchup_id": body["id"], "order": [0, 1, 2, 3], "nonce": nonce}
+            )
+            assert vote.status_code == 200 and vote.json()["counted"], vote.text
+            revealed += 1
+            for h, model in zip(hashes, vote.json()["models"], strict=True):
+                labels[h] = model["slug"]
+            assert all(client.get(p).status_code == 404 for p in body["images"])
+    assert leaks == []
+    assert revealed == 30 and labelled == 0
+    assert shapes == {(png_length(512), (512, 512))}
+    assert len(headers) == 1

@@ -24,6 +24,9 @@ ROUTES = (
     "POST /api/v1/votes",
     "GET /img/{token}",
     "GET /api/v1/matchups/{matchup_id}/reference",
+    "POST /api/v1/kwise/matchups",  # K-wise battles (issue 31), 404 while ARENA_KWISE is off
+    "POST /api/v1/kwise/votes",
+    "GET /api/v1/kwise/matchups/{matchup_id}/reference",
     "GET /api/v1/leaderboard",
     "GET /api/v1/leaderboard.csv",
     "GET /api/v1/models/{slug}",
@@ -34,6 +37,7 @@ ROUTES = (
     "GET /api/v1/compare",
     "GET /api/v1/leaderboard/history",
     "GET /leaderboard",
+    "GET /api/v1/kwise/board",  # the K-wise board (issue 31), 404 while ARENA_KWISE is off
     "GET /api/v1/me",
     "GET /me",
     "GET /private/{token}",  # private matchup sets of eval outputs (issue 27 item 8)

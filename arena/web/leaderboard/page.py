@@ -1,5 +1,6 @@
 """The leaderboard page (/leaderboard), and the assembly of the leaderboard routers: the model pages, the
-methodology page and the JSON/CSV API. Everything reads stored snapshots; nothing is fitted on a request."""
+methodology page and the JSON/CSV API. Everything reads stored snapshots; nothing is fitted on a request, except the
+optional K-wise section (ARENA_KWISE), fitted at most every 30 s (`arena.web.leaderboard.kwise`)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from arena.web.leaderboard.common import (
     demo_preparing,
     page_not_found,
 )
+from arena.web.leaderboard.kwise import kwise_section
 from arena.web.leaderboard.relative import ANCHOR, RelativeToQuery, relative
 from arena.web.leaderboard.rows import chart_tables, difference_text, row_texts
 from prompts_taxonomy import Taxonomy
@@ -227,6 +229,7 @@ def _render(
         "simulated": bool(published and published.params.get("include_simulated")),
         "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
+        "kwise_board": kwise_section(request, modality),
     }
     return context_of(request.app).templates.TemplateResponse(request, "leaderboard.html", context)
 

@@ -199,7 +199,10 @@ async def _answer_image(started: float, data: bytes) -> Response:
 
 def _matchup_image_bytes(request: Request, token: str, side: int) -> bytes:
     ctx = context_of(request.app)
-    media_id = ctx.arena.fetch_image(token, ctx.sessions.read(request), ctx.clock())
+    session_id = ctx.sessions.read(request)
+    media_id = ctx.arena.fetch_image(token, session_id, ctx.clock())
+    if media_id is None and ctx.kwise is not None:  # a K-wise image (only looked up when not a pairwise one)
+        media_id = ctx.kwise.fetch_image(token, session_id, ctx.clock())
     path = ctx.media.served_path(media_id) if media_id else None
     if path is None:
         raise HTTPException(404, "no such image")
@@ -217,9 +220,14 @@ async def matchup_image(token: str, request: Request, size: int | None = None) -
     return await _answer_image(started, data)
 
 
-def _reference_bytes(request: Request, matchup_id: str, side: int) -> bytes:
+def _reference_bytes(
+    request: Request,
+    matchup_id: str,
+    side: int,
+    lookup: Callable[[str, str | None], int | None] | None = None,
+) -> bytes:
     ctx = context_of(request.app)
-    ref_id = ctx.arena.reference_for(matchup_id, ctx.sessions.read(request))
+    ref_id = (lookup or ctx.arena.reference_for)(matchup_id, ctx.sessions.read(request))
     if ref_id is None:
         raise HTTPException(404, "no such image")
     cache: dict[int, bytes] = ctx.reference_cache
