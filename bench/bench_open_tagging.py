@@ -24,7 +24,7 @@ from prompts_taxonomy.tagging import TAG_AXES, accuracy
 
 
 def _load() -> str:
-    return "load %.2f" % os.getloadavg()[0]
+    return f"load {os.getloadavg()[0]:.2f}"
 
 
 def _loo_knn(vectors: np.ndarray, truth: list[str], k: int = 10) -> float:

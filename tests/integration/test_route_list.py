@@ -33,6 +33,7 @@ ROUTES = (
     "GET /compare",
     "GET /api/v1/compare",
     "GET /api/v1/leaderboard/history",
+    "GET /api/v1/open/board",  # the open-prompt board (issue 30)
     "GET /leaderboard",
     "GET /api/v1/me",
     "GET /me",

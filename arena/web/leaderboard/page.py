@@ -19,7 +19,7 @@ from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.formatting import FMT
 from arena.web.leaderboard import api as lb_api
-from arena.web.leaderboard import compare, compare_api, methodology, model_page
+from arena.web.leaderboard import compare, compare_api, methodology, model_page, open_api
 from arena.web.leaderboard import history as lb_history
 from arena.web.leaderboard import model_api as lb_model_api
 from arena.web.leaderboard.charts import board_charts, slice_heatmap
@@ -48,6 +48,7 @@ router.include_router(methodology.router)
 router.include_router(compare.router)
 router.include_router(compare_api.router)
 router.include_router(lb_history.router)
+router.include_router(open_api.router)
 
 COLUMNS = [
     (
