@@ -44,8 +44,8 @@ def mm_fit(votes: list[tuple[str, str, str, str]], models: list[str]) -> dict[st
     wins = np.zeros((len(models), len(models)))
     for a, b, winner, _ in votes:
         if a in idx and b in idx:
-            w, l = (a, b) if winner == "model_a" else (b, a)
-            wins[idx[w], idx[l]] += 1
+            won, lost = (a, b) if winner == "model_a" else (b, a)
+            wins[idx[won], idx[lost]] += 1
     games = wins + wins.T
     p = np.ones(len(models))
     for _ in range(5000):
