@@ -37,6 +37,7 @@ from arena.web.console import evals as evals_web
 from arena.web.console import jobs as admin
 from arena.web.console import judge as judge_web
 from arena.web.console import models as console_models
+from arena.web.console import open_privacy as console_open_privacy
 from arena.web.console import operators as console_operators
 from arena.web.console import outputs as console_outputs
 from arena.web.console import prompts as console_prompts
@@ -162,6 +163,7 @@ def create_app(
         console_votes,
         console_audit,
         console_operators,
+        console_open_privacy,
     ):
         app.include_router(console_router.router)
     app.include_router(pages.router)

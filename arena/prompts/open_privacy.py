@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, and_, select
@@ -30,6 +33,7 @@ __all__ = [
     "enforce_retention",
     "live_corpus_texts",
     "open_export_rows",
+    "write_open_export",
 ]
 
 LIVE_SOURCE = "open-prompts"
@@ -171,3 +175,27 @@ def open_export_rows(engine: Engine, modality: str, key: bytes) -> list[dict[str
                 }
             )
     return out
+
+
+OPEN_README = """Open-prompt battles (voters' own prompts, generated live): one line per vote, never pooled with the
+curated battles in this folder's parent. `battle` is a keyed pseudonym made for this export only (no session,
+no address, no battle id); `month` is the vote's month. `prompt` is present only when the voter consented
+(`consent: true`) and the prompt was not deleted, and then with e-mails, URLs, phone numbers, long digit runs,
+@handles and IP addresses replaced by placeholders; otherwise it is null. `use_case` / `capability` are the
+tagger's labels (nearest taxonomy example, all-MiniLM-L6-v2), null when untagged.
+"""
+
+
+def write_open_export(engine: Engine, folder: Path, modalities: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """Write `battles-MODALITY.jsonl` and a README into `folder`; per modality: votes and shared prompts."""
+    folder.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_bytes(32)  # per-export pseudonym key, never stored
+    counts: dict[str, dict[str, int]] = {}
+    for modality in modalities:
+        rows = open_export_rows(engine, modality, key)
+        with (folder / f"battles-{modality}.jsonl").open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        counts[modality] = {"votes": len(rows), "prompts": sum(r["prompt"] is not None for r in rows)}
+    (folder / "README.txt").write_text(OPEN_README, encoding="utf-8")
+    return counts

@@ -99,6 +99,9 @@ ROUTES = (
     "GET /api/v1/admin/operators",
     "POST /api/v1/admin/operators",
     "POST /api/v1/admin/operators/{name}/revoke",
+    "GET /admin/open/prompts/{battle_id}/delete",  # open prompts' deletion path (issue 30)
+    "POST /admin/open/prompts/{battle_id}/delete",
+    "POST /api/v1/admin/open/prompts/{battle_id}/delete",
     "GET /",
     "GET /favicon.ico",
     "GET /healthz",
