@@ -18,7 +18,7 @@ from arena.app import create_app
 from arena.cli.main import app as cli
 from arena.leaderboard.snapshots import take_snapshot
 from tests.conftest import serve
-from tests.support.open_world import MIN_VOTES, N_VOTES, NEWCOMER, STRENGTH, OpenWorld, build
+from tests.support.open_board_world import MIN_VOTES, N_VOTES, NEWCOMER, STRENGTH, OpenWorld, build
 
 ELO = 400 / math.log(10)
 

@@ -21,7 +21,7 @@ from arena.ops import operators
 from arena.prompts.corpus import check_freshness
 from arena.prompts.open_privacy import enforce_retention, live_corpus_texts
 from tests.conftest import serve
-from tests.support.open_world import N_VOTES, NOW, OpenWorld, build
+from tests.support.open_board_world import N_VOTES, NOW, OpenWorld, build
 
 PERSONAL = ("jane.doe@example.com", "example.com", "(555)", "123-4567", "session-", "client-", "ob-0")
 

@@ -1,140 +1,110 @@
-"""A database with open-prompt battles and votes of known strengths, written as the live flow stores them:
-three text-to-image models with many votes (log-strengths 0, 0.5, 1.0 nats, no ties), a fourth with three
-votes, tags on every battle, consent on some, personal data in some prompts."""
+"""An arena with open-prompt battles switched on, for tests over real HTTP: fast sandbox models and models behind
+fake OpenAI servers (slow, refusing, failing), a started app per call, and the voter's steps (start, poll, vote)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
-import numpy as np
-from sqlalchemy import Engine, insert
+import httpx
+from sqlalchemy import Engine
+from sqlmodel import Session
 
-from arena.db import make_engine
-from arena.db.tables import OpenBattle, OpenVote
-from arena.initialize import initialize
+from arena.app import create_app
+from arena.generation.registry import parse_registry, sync_registry
 from arena.settings import Settings
+from arena.voting import pow as proof
 
-MODELS = ("model-0", "model-1", "model-2", "model-3")
-STRENGTH = {"model-0": 0.0, "model-1": 0.5, "model-2": 1.0}
-NEWCOMER = "model-3"
-MIN_VOTES = 40
-N_VOTES = 600
-START = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
-NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
-SECRET = "write to jane.doe@example.com or call +1 (555) 123-4567"
+SANDBOX = """
+[[models]]
+slug = "{slug}"
+display_name = "{slug} display"
+organization = "Org {slug}"
+modality = "{modality}"
+adapter = "sandbox"
+price_per_image_usd = {price}
+params = {{ variant = "{slug}", latency_ms = {{ median = {ms}, p95 = {p95} }} }}
+"""
 
-
-def models_toml() -> str:
-    """Four sandbox text-to-image models."""
-    return "".join(
-        f'[[models]]\nslug = "{m}"\ndisplay_name = "{m}"\norganization = "Org"\nmodality = "text_to_image"\n'
-        'adapter = "sandbox"\n\n'
-        for m in MODELS
-    )
-
-
-@dataclass
-class OpenWorld:
-    """The settings, engine and what was stored (votes as (a, b, winner, use_case))."""
-
-    settings: Settings
-    engine: Engine
-    votes: list[tuple[str, str, str, str]] = field(default_factory=list)
-    consented: list[str] = field(default_factory=list)  # battle ids whose voter consented
-    private: list[str] = field(default_factory=list)
-
-    @property
-    def clock(self) -> datetime:
-        return NOW
+FAKE = """
+[[models]]
+slug = "{slug}"
+display_name = "{slug} display"
+organization = "Org {slug}"
+modality = "text_to_image"
+adapter = "openai_compatible"
+price_per_image_usd = {price}
+params = {{ model = "fake-image-1", base_url = "{base_url}", api_key_env = "", sizes = ["1024x1024"] }}
+"""
 
 
-def _battle(i: int, a: str, b: str, use_case: str, consent: bool, text: str) -> dict[str, object]:
-    created = START + timedelta(minutes=i)
-    return {
-        "id": f"ob-{i:04d}",
-        "modality": "text_to_image",
-        "prompt_text": text,
-        "left_model": a,
-        "right_model": b,
-        "left_status": "ok",
-        "right_status": "ok",
-        "left_token": f"lt-{i}",
-        "right_token": f"rt-{i}",
-        "status": "voted",
-        "session_id": f"session-{i % 7}",
-        "client_hash": f"client-{i % 5}",
-        "challenge": f"ch-{i}",
-        "consent": consent,
-        "cost_usd": 0.0,
-        "spend_day": created.strftime("%Y-%m-%d"),
-        "moderation": {},
-        "use_case": use_case,
-        "capability": "lighting",
-        "tagged_at": created,
-        "created_at": created,
-        "ready_at": created,
-        "finished_at": created,
-        "expires_at": created + timedelta(hours=1),
+def sandbox(slug: str, *, modality: str = "text_to_image", price: float = 0.01, ms: int = 40) -> str:
+    """A fast sandbox model entry."""
+    return SANDBOX.format(slug=slug, modality=modality, price=price, ms=ms, p95=ms * 2)
+
+
+def fake(slug: str, base_url: str, *, price: float = 0.01) -> str:
+    """A model entry behind a fake OpenAI Images server."""
+    return FAKE.format(slug=slug, base_url=base_url, price=price)
+
+
+def open_settings(settings: Settings, **overrides: Any) -> Settings:
+    """The test settings with the mode on, a light proof of work and no minimum vote time (unless overridden)."""
+    values: dict[str, Any] = {
+        "open_prompts": True,
+        "pow_difficulty_bits": 4,
+        "min_vote_seconds": 0.0,
+        "open_timeout_seconds": 20.0,
+        **overrides,
     }
+    return settings.model_copy(update=values)
 
 
-def build(database_url: str, root: Path, seed: int = 5) -> OpenWorld:
-    """Initialise (no starter pool) and store the open battles and their votes."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "models.toml").write_text(models_toml(), encoding="utf-8")
-    settings = Settings(
-        database_url=database_url,
-        media_dir=root / "media",
-        models_file=root / "models.toml",
-        operator_token="test-operator-token",
-        load_starter_pool=False,
-        min_votes=MIN_VOTES,
-        bootstrap_rounds=200,
-        overall_anchor="model-0",
-        slice_anchor="model-0",
-        _env_file=None,  # type: ignore[call-arg]
+def register(engine: Engine, models: str) -> None:
+    """Sync exactly these models into the registry (others inactive)."""
+    with Session(engine) as session:
+        sync_registry(session, parse_registry(models))
+
+
+@contextmanager
+def open_arena(settings: Settings, engine: Engine) -> Iterator[tuple[httpx.Client, Any]]:
+    """A served app and a client with a session of its own; yields (client, app)."""
+    from tests.conftest import serve
+
+    app = create_app(settings, engine=engine)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        yield client, app
+
+
+def start(client: httpx.Client, prompt: str = "a lighthouse at dusk", **body: Any) -> httpx.Response:
+    """POST a new battle."""
+    return client.post("/api/v1/open/battles", json={"prompt": prompt, **body})
+
+
+def poll(
+    client: httpx.Client, battle_id: str, *, within: float = 30.0
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Poll until the battle leaves `generating`; returns the last answer and every answer seen."""
+    seen = []
+    deadline = time.monotonic() + within
+    while True:
+        answer = client.get(f"/api/v1/open/battles/{battle_id}")
+        assert answer.status_code == 200, answer.text
+        seen.append(answer.json())
+        if seen[-1]["status"] != "generating":
+            return seen[-1], seen
+        if time.monotonic() > deadline:
+            raise AssertionError(f"battle {battle_id} still generating after {within}s")
+        time.sleep(0.05)
+
+
+def vote(client: httpx.Client, ready: dict[str, Any], choice: str = "left") -> httpx.Response:
+    """Fetch both images (as the page does), then vote with a solved proof of work."""
+    for side in ("left", "right"):
+        assert client.get(ready["images"][side]).status_code == 200
+    nonce = proof.solve(ready["challenge"], ready["difficulty"])
+    return client.post(
+        "/api/v1/open/votes", json={"battle_id": ready["id"], "choice": choice, "nonce": nonce}
     )
-    engine = make_engine(database_url)
-    initialize(settings, engine)
-    world = OpenWorld(settings=settings, engine=engine)
-    rng = np.random.default_rng(seed)
-    pairs = [(a, b) for a in STRENGTH for b in STRENGTH if a < b]
-    battles, votes = [], []
-    plan = [pairs[int(rng.integers(len(pairs)))] for _ in range(N_VOTES)]
-    plan += [(NEWCOMER, "model-1"), (NEWCOMER, "model-2"), ("model-0", NEWCOMER)]
-    for i, (a, b) in enumerate(plan):
-        if NEWCOMER in (a, b):
-            a_wins = i % 3 != 2  # the newcomer wins two of three
-            a_wins = a_wins if a == NEWCOMER else not a_wins
-        else:
-            p = 1 / (1 + np.exp(STRENGTH[b] - STRENGTH[a]))
-            a_wins = bool(rng.random() < p)
-        use_case = "marketing_advertising" if i % 2 else "consumer"
-        consent = i % 3 == 0
-        text = f"a lighthouse at dusk number {i}, painted in oils" + (f", {SECRET}" if i % 9 == 0 else "")
-        battles.append(_battle(i, a, b, use_case, consent, text))
-        (world.consented if consent else world.private).append(f"ob-{i:04d}")
-        when = START + timedelta(minutes=i, seconds=30)
-        votes.append(
-            {
-                "battle_id": f"ob-{i:04d}",
-                "modality": "text_to_image",
-                "model_a": a,
-                "model_b": b,
-                "a_side": "left",
-                "winner": "model_a" if a_wins else "model_b",
-                "methodology": settings.methodology_version,
-                "session_id": f"session-{i % 7}",
-                "client_hash": f"client-{i % 5}",
-                "served_at": when,
-                "voted_at": when,
-                "signals": {},
-            }
-        )
-        world.votes.append((a, b, "model_a" if a_wins else "model_b", use_case))
-    with engine.begin() as conn:
-        conn.execute(insert(OpenBattle), battles)
-        conn.execute(insert(OpenVote), votes)
-    return world

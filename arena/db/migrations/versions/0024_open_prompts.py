@@ -55,6 +55,8 @@ def upgrade() -> None:
         sa.Column("tagged_at", WHEN, nullable=True),
         sa.Column("created_at", WHEN, nullable=False),
         sa.Column("ready_at", WHEN, nullable=True),
+        sa.Column("left_fetched_at", WHEN, nullable=True),
+        sa.Column("right_fetched_at", WHEN, nullable=True),
         sa.Column("finished_at", WHEN, nullable=True),
         sa.Column("expires_at", WHEN, nullable=False),
         sa.Column("deleted_at", WHEN, nullable=True),
