@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -20,6 +21,8 @@ from arena.db.tables import OpenBattle, Prompt
 from arena.ops import operators
 from arena.prompts.corpus import check_freshness
 from arena.prompts.open_privacy import enforce_retention, live_corpus_texts
+from scheduler.context import JobContext
+from scheduler.tasks import snapshot_job
 from tests.conftest import serve
 from tests.support.open_board_world import N_VOTES, NOW, OpenWorld, build
 
@@ -170,3 +173,30 @@ def test_retention_erases_old_prompts_and_the_corpus_follows(world, monkeypatch)
         assert live_corpus_texts(session, "2026-11", ("text_to_image",)) == []
         fresh = check_freshness(session, world.settings, "2026-12", method="lexical")
     assert fresh.method is None and "no corpus" in fresh.note
+
+
+def test_the_snapshot_job_enforces_retention_and_tags_new_prompts(world):
+    recent = world.private[:2]
+    with Session(world.engine) as session:
+        for battle_id in recent:
+            battle = session.get(OpenBattle, battle_id)
+            battle.created_at, battle.tagged_at, battle.use_case, battle.capability = (
+                NOW - timedelta(days=1),
+                None,
+                None,
+                None,
+            )
+            battle.prompt_text = "an infographic with charts and diagrams about rainfall"
+            session.add(battle)
+        session.commit()
+    settings = world.settings.model_copy(update={"freshness_method": "lexical"})
+    ctx = JobContext(
+        engine=world.engine, settings=settings, holder="test", clock=lambda: NOW, check_lease=False
+    )
+    outcome = snapshot_job(ctx, {}, lambda _details: None)
+    assert outcome.details["open_erased"] == N_VOTES + 3 - 2
+    assert outcome.details["open_tagged"] == 2
+    with Session(world.engine) as session:
+        tagged = session.get(OpenBattle, recent[0])
+        assert tagged.use_case == "productivity_knowledge_work" and tagged.tagged_at is not None
+        assert tagged.prompt_text and session.get(OpenBattle, world.private[3]).prompt_text == ""

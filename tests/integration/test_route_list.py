@@ -24,6 +24,11 @@ ROUTES = (
     "POST /api/v1/votes",
     "GET /img/{token}",
     "GET /api/v1/matchups/{matchup_id}/reference",
+    "POST /api/v1/open/battles",  # open-prompt battles (issue 30, branch open-core)
+    "GET /api/v1/open/battles/{battle_id}",
+    "POST /api/v1/open/votes",
+    "GET /open-img/{token}",
+    "GET /api/v1/open/battles/{battle_id}/reference",
     "GET /api/v1/leaderboard",
     "GET /api/v1/leaderboard.csv",
     "GET /api/v1/models/{slug}",
@@ -99,6 +104,9 @@ ROUTES = (
     "GET /api/v1/admin/operators",
     "POST /api/v1/admin/operators",
     "POST /api/v1/admin/operators/{name}/revoke",
+    "GET /api/v1/admin/open",
+    "POST /api/v1/admin/open/mode",
+    "POST /api/v1/admin/open/models/{slug}",
     "GET /admin/open/prompts/{battle_id}/delete",  # open prompts' deletion path (issue 30)
     "POST /admin/open/prompts/{battle_id}/delete",
     "POST /api/v1/admin/open/prompts/{battle_id}/delete",
