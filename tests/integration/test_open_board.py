@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,3 +117,22 @@ def test_the_cli_prints_the_same_board(world, client, monkeypatch):
     assert "never pooled" in text.output and "not yet rated: 3 of 40 votes" in text.output
     bad = CliRunner().invoke(cli, ["open", "board", "--board", "use_case=nope"])
     assert bad.exit_code != 0 and "error: no open board" in bad.output
+
+
+def test_the_leaderboard_page_has_an_open_prompts_section(client):
+    page = client.get("/leaderboard")
+    assert page.status_code == 200
+    section = page.text[page.text.index('id="open-prompts"') :]
+    assert "never pooled with the boards above" in section
+    assert f"{N_VOTES + 3} vote(s)" in section
+    rows = re.findall(
+        r"<tr( class=\"unrated\")?><td>([^<]*)</td><th scope=\"row\"><a href=\"/models/([^\"]+)\"", section
+    )
+    assert [(r[1], r[2]) for r in rows] == [
+        ("1", "model-2"),
+        ("2", "model-1"),
+        ("3", "model-0"),
+        ("–", NEWCOMER),
+    ]
+    assert "not yet rated: 3 of 40 votes" in section
+    assert "board=use_case%3Dconsumer" in section

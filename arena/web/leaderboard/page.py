@@ -1,5 +1,6 @@
 """The leaderboard page (/leaderboard), and the assembly of the leaderboard routers: the model pages, the
-methodology page and the JSON/CSV API. Everything reads stored snapshots; nothing is fitted on a request."""
+methodology page and the JSON/CSV API. The curated boards are read from stored snapshots, never fitted on a
+request; the "Open prompts" section's board is fitted from open votes on a page-cache miss."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.leaderboard.differences import NoDifferences
+from arena.leaderboard.open_board import open_board
 from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.formatting import FMT
@@ -228,8 +230,18 @@ def _render(
         "simulated": bool(published and published.params.get("include_simulated")),
         "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
+        "open_board": _open_board(request, modality),
     }
     return context_of(request.app).templates.TemplateResponse(request, "leaderboard.html", context)
+
+
+def _open_board(request: Request, modality: str) -> dict[str, object] | None:
+    """The open-prompt board's overall table for the page's section (fitted on a page-cache miss; the page
+    cache turns over with each snapshot), or None when no open battle was ever voted on."""
+    ctx = context_of(request.app)
+    with ctx.engine.connect() as conn:
+        out = open_board(conn, ctx.settings, modality, "overall")
+    return out if out["vote_count"] or out["untagged_votes"] else None
 
 
 def _board_groups(
