@@ -111,23 +111,23 @@ def _fit(rows: list[Any], mask: np.ndarray, name: str, settings: Settings) -> di
         min_votes=settings.min_votes,
     )
     table = [
-        {
-            "model": r.model,
-            "rating": _number(r.rating),
-            "ci_low": _number(r.ci_low),
-            "ci_high": _number(r.ci_high),
-            "rank": r.rank,
-            "rated": True,
-            "unrated_reason": None,
-            "votes": int(r.votes),
-            "wins": int(r.wins),
-            "losses": int(r.losses),
-            "ties": int(r.ties),
-            "above": tuple(r.above),
-        }
+        _Row(
+            model=r.model,
+            rating=_number(r.rating),
+            ci_low=_number(r.ci_low),
+            ci_high=_number(r.ci_high),
+            rank=r.rank,
+            rated=True,
+            unrated_reason=None,
+            votes=int(r.votes),
+            wins=int(r.wins),
+            losses=int(r.losses),
+            ties=int(r.ties),
+            above=tuple(r.above),
+        )
         for r in board.rows
     ]
-    settled = settle_rows([_Row(**row) for row in table], settings.min_votes)
+    settled = settle_rows(table, settings.min_votes)
     return {
         "anchor": board.anchor,
         "interval": board.interval,
