@@ -156,7 +156,9 @@ class Runner:
                 await asyncio.to_thread(self.ledger.release, day, models[side].slug, models[side].price)
         failure = "refused" if "refused" in states.values() else ("failed" if errors else "timeout")
         await asyncio.to_thread(self._finish_failed, battle_id, failure, errors, states, "")
-        if pending:  # the other call is left to finish (it is paid for either way) until the deadline, then cut
+        if (
+            pending
+        ):  # the other call is left to finish (it is paid for either way) until the deadline, then cut
             await asyncio.wait(pending, timeout=max(0.0, deadline - time.perf_counter()))
             for task in pending:
                 if not task.done():
