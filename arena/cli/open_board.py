@@ -77,7 +77,7 @@ def delete_command(
     yes: Annotated[bool, typer.Option("--yes", help="Confirm the deletion (it cannot be undone).")] = False,
     actor: Annotated[str | None, typer.Option(help="Who deletes (audit log); default: the OS user.")] = None,
 ) -> None:
-    """Erase an open prompt's text and reference upload (the vote stays, so the open board does not change)."""
+    """Erase an open prompt's text, reference upload and images (the vote stays: the open board does not change)."""
     import getpass
 
     from sqlmodel import Session

@@ -1,8 +1,8 @@
 """The live generation of an open battle: both models called at once with the methodology's defaults (seed 42,
 1:1 at 1024x1024, one image), each image normalized and stored under an opaque id, and the battle marked `ready`
 only when both are stored, so the page cannot tell which side finished first. A refusal or failure on either side
-ends the battle at once (the other call is cancelled), as does the timeout; a failed side's reserved price is given
-back, a cancelled or timed-out call's is kept (the provider may bill it)."""
+ends the battle at once (the other call is left to finish, unseen, until the deadline), as does the timeout; a failed
+side's reserved price is given back, an abandoned or timed-out call's is kept (the provider may bill it)."""
 
 from __future__ import annotations
 
@@ -145,19 +145,25 @@ class Runner:
                     errors[side] = f"{getattr(exc, 'kind', type(exc).__name__)}: {exc}"[:500]
             if errors:
                 break
-        for task in pending:
-            task.cancel()
         for side, state in states.items():
             if state == "pending":
-                states[side] = "timeout" if not errors else "cancelled"
-        if errors or len(results) < 2:
-            for side, state in states.items():
-                if state in ("failed", "refused"):
-                    await asyncio.to_thread(self.ledger.release, day, models[side].slug, models[side].price)
-            failure = "refused" if "refused" in states.values() else ("failed" if errors else "timeout")
-            await asyncio.to_thread(self._finish_failed, battle_id, failure, errors, states, "")
+                states[side] = "timeout" if not errors else "abandoned"
+        if not errors and len(results) == 2:
+            await asyncio.to_thread(self._finish_ready, battle_id, results, models, day)
             return
-        await asyncio.to_thread(self._finish_ready, battle_id, results, models, day)
+        for side, state in states.items():
+            if state in ("failed", "refused"):
+                await asyncio.to_thread(self.ledger.release, day, models[side].slug, models[side].price)
+        failure = "refused" if "refused" in states.values() else ("failed" if errors else "timeout")
+        await asyncio.to_thread(self._finish_failed, battle_id, failure, errors, states, "")
+        if (
+            pending
+        ):  # the other call is left to finish (it is paid for either way) until the deadline, then cut
+            await asyncio.wait(pending, timeout=max(0.0, deadline - time.perf_counter()))
+            for task in pending:
+                if not task.done():
+                    task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
 
     def _finish_ready(
         self, battle_id: str, results: dict[str, GenerationResult], models: dict[str, Candidate], day: str

@@ -3,7 +3,8 @@ the operator's deletion, the retention limit, and the consent-gated export rows.
 
 Anonymized means: no session, no client hash, no battle id, no time finer than the month, and the text passed
 through `prompts_taxonomy.anonymize.scrub` (e-mails, URLs, phone numbers, long digit runs, @handles, IPs).
-Deletion and retention blank the text, drop the reference upload and set `deleted_at`; the battle's row and
+Deletion and retention blank the text, drop the reference upload and both generated images and set
+`deleted_at`; the battle's row and
 its vote stay (votes are append-only), so the open board does not move under a deletion.
 """
 
@@ -92,11 +93,14 @@ class DeletedPrompt:
 
 
 def _erase(session: Session, battle: OpenBattle, media: MediaStore | None, now: datetime) -> bool:
+    """Blank the text and drop the reference upload and both generated images (files and ids)."""
     had_reference = battle.reference_media_id is not None
-    if had_reference and media is not None:
-        media.discard(str(battle.reference_media_id))
+    if media is not None:
+        for media_id in (battle.reference_media_id, battle.left_media_id, battle.right_media_id):
+            if media_id:
+                media.discard(str(media_id))
     battle.prompt_text = DELETED_TEXT
-    battle.reference_media_id = None
+    battle.reference_media_id = battle.left_media_id = battle.right_media_id = None
     battle.deleted_at = now
     session.add(battle)
     return had_reference
@@ -105,7 +109,7 @@ def _erase(session: Session, battle: OpenBattle, media: MediaStore | None, now: 
 def delete_open_prompt(
     session: Session, battle_id: str, *, actor: str, media: MediaStore | None, now: datetime | None = None
 ) -> DeletedPrompt:
-    """Erase one open battle's prompt text and reference upload (KeyError when no such battle); recorded in
+    """Erase one open battle's prompt text, reference upload and images (KeyError when no such battle); recorded in
     the audit log without the text."""
     battle = session.get(OpenBattle, battle_id)
     if battle is None:
@@ -126,7 +130,7 @@ def enforce_retention(
     now: datetime | None = None,
     actor: str = "retention",
 ) -> int:
-    """Erase every open prompt older than `days` days (text, reference upload); returns how many."""
+    """Erase every open prompt older than `days` days (text, reference upload, images); returns how many."""
     now = now or utcnow()
     cutoff = now - timedelta(days=days)
     erased = 0

@@ -24,7 +24,7 @@ ROUTES = (
     "POST /api/v1/votes",
     "GET /img/{token}",
     "GET /api/v1/matchups/{matchup_id}/reference",
-    "POST /api/v1/open/battles",  # open-prompt battles (issue 30, branch open-core)
+    "POST /api/v1/open/battles",  # open-prompt battles (issue 30)
     "GET /api/v1/open/battles/{battle_id}",
     "POST /api/v1/open/votes",
     "GET /open-img/{token}",
