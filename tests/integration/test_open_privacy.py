@@ -4,6 +4,7 @@ operator token, console confirmation, CLI), the retention limit, and the live co
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -12,12 +13,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+from PIL import Image
 from sqlmodel import Session
 from typer.testing import CliRunner
 
 from arena.app import create_app
 from arena.cli.main import app as cli
 from arena.db.tables import OpenBattle, Prompt
+from arena.media.store import MediaStore
 from arena.ops import operators
 from arena.prompts.corpus import check_freshness
 from arena.prompts.open_privacy import enforce_retention, live_corpus_texts
@@ -200,3 +203,24 @@ def test_the_snapshot_job_enforces_retention_and_tags_new_prompts(world):
         tagged = session.get(OpenBattle, recent[0])
         assert tagged.use_case == "productivity_knowledge_work" and tagged.tagged_at is not None
         assert tagged.prompt_text and session.get(OpenBattle, world.private[3]).prompt_text == ""
+
+
+def test_deletion_removes_the_reference_and_both_images_from_disk(world, monkeypatch):
+    _env(world, monkeypatch)
+    store = MediaStore(world.settings.media_dir)
+    png = io.BytesIO()
+    Image.new("RGB", (64, 64), (200, 30, 30)).save(png, format="PNG")
+    ids = [store.store_normalized(png.getvalue()) for _ in range(3)]
+    target = world.consented[3]
+    with Session(world.engine) as session:
+        battle = session.get(OpenBattle, target)
+        battle.reference_media_id, battle.left_media_id, battle.right_media_id = ids
+        session.add(battle)
+        session.commit()
+    assert all(store.served_path(i) is not None for i in ids)
+    done = CliRunner().invoke(cli, ["open", "delete", target, "--yes"])
+    assert done.exit_code == 0, done.output
+    assert all(store.served_path(i) is None for i in ids)
+    with Session(world.engine) as session:
+        battle = session.get(OpenBattle, target)
+        assert (battle.reference_media_id, battle.left_media_id, battle.right_media_id) == (None, None, None)
