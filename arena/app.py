@@ -22,6 +22,7 @@ from arena.db import make_engine
 from arena.db.tables import utcnow
 from arena.leaderboard import LeaderboardReader
 from arena.media.store import MediaStore
+from arena.open_prompts.mode import build_open_mode
 from arena.runtime.paths import STATIC_DIR, TEMPLATES_DIR
 from arena.runtime.secret_key import resolve_secret
 from arena.runtime.shared_state import PageGeneration, SharedRedis, shared_redis
@@ -38,6 +39,8 @@ from arena.web.console import evals as evals_web
 from arena.web.console import jobs as admin
 from arena.web.console import judge as judge_web
 from arena.web.console import models as console_models
+from arena.web.console import open_privacy as console_open_privacy
+from arena.web.console import open_prompts as console_open
 from arena.web.console import operators as console_operators
 from arena.web.console import outputs as console_outputs
 from arena.web.console import prompts as console_prompts
@@ -51,6 +54,7 @@ from arena.web.metrics import router as metrics_router
 from arena.web.observe import ObserveMiddleware
 from arena.web.openapi import conforming_openapi
 from arena.web.voter import kwise_routes, me
+from arena.web.voter import me, open_routes
 from arena.web.voter import private as private_sets
 from arena.web.voter import routes as voting
 from prompts_taxonomy import load_taxonomy
@@ -93,11 +97,12 @@ def build_context(settings: Settings, engine: Engine, clock: Callable[[], dateti
     limiter = _limiter_factory(shared)
     templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     templates.env.globals["demo_mode"] = settings.demo_mode
+    media = MediaStore(settings.media_dir)
     return AppContext(
         settings=settings,
         engine=engine,
         taxonomy=taxonomy,
-        media=MediaStore(settings.media_dir),
+        media=media,
         clock=clock,
         templates=templates,
         page_generation=generation,
@@ -127,6 +132,7 @@ def build_context(settings: Settings, engine: Engine, clock: Callable[[], dateti
         personal_boards=BoardCache(),
         live=LiveState(),
         kwise=KwiseService(engine, settings, taxonomy, pool) if settings.kwise else None,
+        open_mode=build_open_mode(settings, engine, media, shared, limiter, clock),
     )
 
 
@@ -152,6 +158,7 @@ def create_app(
     app.include_router(media.router)
     app.include_router(voting.router)
     app.include_router(kwise_routes.router)
+    app.include_router(open_routes.router)
     app.include_router(leaderboard.router)
     app.include_router(kwise_board.router)
     app.include_router(me.router)
@@ -167,6 +174,8 @@ def create_app(
         console_votes,
         console_audit,
         console_operators,
+        console_open,
+        console_open_privacy,
     ):
         app.include_router(console_router.router)
     app.include_router(pages.router)
@@ -180,7 +189,12 @@ def create_app(
         max_per_address=settings.max_requests_per_address,
         body_seconds=settings.body_timeout_seconds,
         trusted_proxies=settings.trusted_proxies,
-        route_limits={**console_prompts.BODY_LIMITS, **console_outputs.BODY_LIMITS},
+        route_limits={
+            **console_prompts.BODY_LIMITS,
+            **console_outputs.BODY_LIMITS,
+            # base64 of the largest reference, plus the prompt and the JSON around it
+            open_routes.START_PATH: settings.open_reference_max_bytes * 4 // 3 + 64 * 1024,
+        },
     )
     app.add_middleware(ObserveMiddleware)  # outermost: every answer, guards' included, is counted and logged
     app.openapi = conforming_openapi(app)  # type: ignore[method-assign]

@@ -319,6 +319,47 @@ class Settings(BaseSettings):
     )
     webhook_timeout_seconds: float = Field(default=10.0, gt=0, description="Timeout of one webhook request.")
 
+    # open-prompt battles (docs/open-prompts.md): voters' own prompts, generated live; a mode of its own
+    open_prompts: bool = Field(
+        default=False,
+        description='Offer the "Your prompt" tab: voters\' own prompts generated live (costs money).',
+    )
+    open_prompt_max_chars: int = Field(
+        default=500, ge=10, le=4000, description="Longest open prompt accepted."
+    )
+    open_reference_max_bytes: int = Field(
+        default=5_000_000, ge=10_000, description="Largest reference upload of an open edit battle."
+    )
+    open_timeout_seconds: float = Field(
+        default=120.0, gt=0, description="An open battle whose two images are not both ready by then fails."
+    )
+    open_session_per_hour: int = Field(
+        default=10, ge=1, description="Open battles one voter session may start per hour."
+    )
+    open_address_per_hour: int = Field(
+        default=30, ge=1, description="Open battles one client address may start per hour."
+    )
+    open_daily_cap_usd: float = Field(
+        default=20.0, ge=0, description="Open battles' spend per UTC day, all models."
+    )
+    open_model_daily_cap_usd: float = Field(
+        default=5.0, ge=0, description="Open battles' spend per UTC day and model (registry prices)."
+    )
+    open_moderation_base_url: str = Field(
+        default="",
+        description="OpenAI-compatible base URL whose `/moderations` checks open prompts after the local rules "
+        "(https://api.openai.com/v1). Empty: local rules only.",
+    )
+    open_moderation_api_key_env: str = Field(
+        default="OPENAI_API_KEY", description="Environment variable holding the moderation endpoint's key."
+    )
+    open_moderation_model: str = Field(default="omni-moderation-latest", description="The moderation model.")
+    open_retention_days: int = Field(
+        default=30,
+        ge=1,
+        description="Open prompt texts and references are erased this many days after the battle.",
+    )
+
     @field_validator("max_model_share")
     @classmethod
     def _removed(cls, value: float | None) -> None:

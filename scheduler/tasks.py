@@ -13,6 +13,9 @@ from sqlmodel import Session, select
 from arena.db.tables import Model
 from arena.generation.backfill import plan_jobs, run_backfill
 from arena.leaderboard.snapshots import take_snapshot
+from arena.media.store import MediaStore
+from arena.prompts.open_privacy import enforce_retention
+from arena.prompts.open_tags import tag_pending
 from scheduler.context import JobContext, JobFunction, Outcome, Progress, until_stopped
 from scheduler.timing import run_timing
 
@@ -41,10 +44,29 @@ def timing_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> O
     return Outcome(outcome, message, {"progress": report.progress()})
 
 
+def open_upkeep(ctx: JobContext) -> dict[str, int]:
+    """Open prompts' upkeep on every snapshot: erase those older than ARENA_OPEN_RETENTION_DAYS, then tag up to
+    200 untagged ones (use case and capability for the open board's slices)."""
+    erased = enforce_retention(
+        ctx.engine,
+        ctx.settings.open_retention_days,
+        media=MediaStore(ctx.settings.media_dir),
+        now=ctx.clock(),
+    )
+    method = "auto" if ctx.settings.freshness_method == "off" else ctx.settings.freshness_method
+    tagged = tag_pending(ctx.engine, method=method, limit=200, now=ctx.clock())
+    return {"open_erased": erased, "open_tagged": tagged}
+
+
 def snapshot_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
-    """A rating snapshot of every board (cheap: the fit runs on pair counts)."""
+    """A rating snapshot of every board (cheap: the fit runs on pair counts), then the open prompts' upkeep."""
     report = take_snapshot(ctx.engine, ctx.settings, now=ctx.clock())
-    details = {"boards": report.boards, "failures": report.failures, "filtered": report.filtered}
+    details: dict[str, Any] = {
+        "boards": report.boards,
+        "failures": report.failures,
+        "filtered": report.filtered,
+    }
+    details.update(open_upkeep(ctx))
     if not report.boards:
         reasons = sorted(set(report.failures.values())) or ["no models"]
         return Outcome("skipped", f"no board computed: {'; '.join(reasons)}", details)

@@ -15,6 +15,7 @@ from arena.cli import (
     jobs,
     latency,
     models,
+    open_board,
     operators,
     outputs,
     prompt_ops,
@@ -63,6 +64,7 @@ app.add_typer(outputs.app, name="outputs")
 app.add_typer(judge_cli.app, name="judge")
 app.add_typer(evals.app, name="eval")
 app.add_typer(webhooks.app, name="webhooks")
+app.add_typer(open_board.app, name="open")
 
 
 def _print_version(value: bool) -> None:

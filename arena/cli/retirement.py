@@ -42,7 +42,7 @@ def _print_report(report: dict[str, Any]) -> None:
     if fresh["method"]:
         typer.echo(
             f"freshness: {fresh['method']} against the {fresh['corpus_month']} corpus ({fresh['corpus_size']} "
-            f"prompts), threshold {fresh['threshold']:g}"
+            f"prompts, {fresh.get('live_prompts', 0)} from consented open prompts), threshold {fresh['threshold']:g}"
         )
     else:
         typer.echo("freshness: not run (see the notes)")

@@ -107,6 +107,14 @@ class MediaStore:
         _atomic_write(self.served_dir / f"{media_id}{SERVED_SUFFIX}", served)
         return StoredImage(media_id, sha, width, height)
 
+    def store_normalized(self, data: bytes) -> str:
+        """Normalize and store `data` without keeping the original (a voter's upload, an open battle's output:
+        nothing but the normalized pixels is kept); returns the new media id. Raises `ImageRejected`."""
+        served = normalize_image(data)
+        media_id = new_media_id()
+        _atomic_write(self.served_dir / f"{media_id}{SERVED_SUFFIX}", served)
+        return media_id
+
     def served_path(self, media_id: str) -> Path | None:
         """The file for a served id, or None for anything that is not a well-formed, existing id."""
         if not MEDIA_ID.match(media_id):

@@ -5,6 +5,9 @@ Operators import each month's corpus (crowdsourced or curated prompts people act
 with the latest corpus month at or before the report's month: a prompt whose nearest corpus neighbour is less
 similar than the threshold no longer resembles how people prompt. Editing instructions are not compared: the
 corpus has no modality column, and instructions read unlike text-to-image prompts.
+
+The live corpus joins it: text-to-image open prompts whose voter consented (`arena.prompts.open_privacy`,
+anonymized, no session or address) count in the month they were written, beside that month's import.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from sqlmodel import Session, select
 from arena.db.tables import CorpusPrompt, Prompt
 from arena.ops import audit
 from arena.prompts.embeddings import embedder
+from arena.prompts.open_privacy import live_corpus_months, live_corpus_texts
 from arena.settings import Settings
 from prompts_taxonomy import LineError, normalize_text
 from prompts_taxonomy.freshness import nearest_neighbours
@@ -123,8 +127,27 @@ def import_corpus_lines(
 
 
 def corpus_month(session: Session, month: str) -> str | None:
-    """The latest corpus month at or before `month`, if any."""
-    return session.exec(select(func.max(CorpusPrompt.month)).where(CorpusPrompt.month <= month)).one()
+    """The latest corpus month at or before `month`, imported or with consented open prompts, if any."""
+    imported = session.exec(select(func.max(CorpusPrompt.month)).where(CorpusPrompt.month <= month)).one()
+    months = live_corpus_months(session, month) | ({imported} if imported else set())
+    return max(months) if months else None
+
+
+def corpus_texts(session: Session, month: str) -> tuple[list[str], int]:
+    """The month's corpus: imported texts, then the consented open prompts (anonymized) not already in it;
+    and how many came from open prompts."""
+    texts = list(
+        session.exec(select(CorpusPrompt.text).where(CorpusPrompt.month == month).order_by(CorpusPrompt.id))
+    )
+    seen = {normalize_text(t) for t in texts}
+    live = 0
+    for text in live_corpus_texts(session, month, FRESHNESS_MODALITIES):
+        key = normalize_text(text)
+        if key not in seen:
+            seen.add(key)
+            texts.append(text)
+            live += 1
+    return texts, live
 
 
 @dataclass
@@ -136,6 +159,7 @@ class Freshness:
     corpus_month: str | None
     corpus_size: int
     note: str = ""
+    live_size: int = 0  # of corpus_size, consented open prompts
     nearest: dict[str, dict[str, Any]] = field(default_factory=dict)  # prompt id -> similarity, match, stale
 
     def summary(self) -> dict[str, Any]:
@@ -145,6 +169,7 @@ class Freshness:
             "threshold": self.threshold,
             "corpus_month": self.corpus_month,
             "corpus_size": self.corpus_size,
+            "live_prompts": self.live_size,
             "modalities": list(FRESHNESS_MODALITIES),
             "note": self.note,
         }
@@ -160,12 +185,10 @@ def check_freshness(session: Session, settings: Settings, month: str, method: st
         return Freshness(
             None, None, None, 0, f"no freshness check: no corpus imported for {month} or earlier"
         )
-    corpus = list(
-        session.exec(select(CorpusPrompt.text).where(CorpusPrompt.month == chosen).order_by(CorpusPrompt.id))
-    )
+    corpus, live = corpus_texts(session, chosen)
     if len(corpus) < MIN_CORPUS:
         note = f"no freshness check: the {chosen} corpus has {len(corpus)} prompt(s), fewer than {MIN_CORPUS}"
-        return Freshness(None, None, chosen, len(corpus), note)
+        return Freshness(None, None, chosen, len(corpus), note, live_size=live)
     prompts = session.exec(
         select(Prompt.id, Prompt.text)
         .where(Prompt.status == "active", Prompt.modality.in_(FRESHNESS_MODALITIES))  # type: ignore[attr-defined]
@@ -179,7 +202,7 @@ def check_freshness(session: Session, settings: Settings, month: str, method: st
     )
     pool_vectors, corpus_vectors = model.embed_groups([[t for _, t in prompts], corpus])
     found = nearest_neighbours(pool_vectors, corpus_vectors)
-    result = Freshness(model.name, threshold, chosen, len(corpus))
+    result = Freshness(model.name, threshold, chosen, len(corpus), live_size=live)
     for (prompt_id, _), sim, index in zip(prompts, found.similarity, found.index, strict=True):
         result.nearest[prompt_id] = {
             "similarity": round(float(sim), 4),

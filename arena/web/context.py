@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 
 from arena.leaderboard import LeaderboardReader
 from arena.media.store import MediaStore
+from arena.open_prompts.mode import OpenMode
 from arena.runtime.shared_state import PageGeneration
 from arena.settings import Settings
 from arena.voting.kwise_service import KwiseService
@@ -80,6 +81,8 @@ class AppContext:
     live: LiveState
     #: The K-wise ("Rank four") service, None while ARENA_KWISE is off.
     kwise: KwiseService | None = None
+    #: open-prompt battles (built whatever ARENA_OPEN_PROMPTS says; the routes check the setting and switch)
+    open_mode: OpenMode | None = None
 
 
 def context_of(app: Starlette) -> AppContext:

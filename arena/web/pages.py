@@ -44,8 +44,26 @@ def arena_page(
             "image_sizes": " ".join(map(str, SIZE_CLASSES)),
             "kwise": ctx.settings.kwise,
             "mode": "pair",
+            "open_mode": _open_mode(request),
         },
     )
+
+
+def _open_mode(request: Request) -> dict[str, Any] | None:
+    """The "Your prompt" tab's limits and privacy figures when open-prompt battles are on, else None."""
+    ctx = context_of(request.app)
+    if ctx.open_mode is None or not ctx.open_mode.battles.enabled():
+        return None
+    s = ctx.settings
+    return {
+        "max_chars": s.open_prompt_max_chars,
+        "max_bytes": s.open_reference_max_bytes,
+        "max_mb": round(s.open_reference_max_bytes / 1_000_000, 1),
+        "retention_days": s.open_retention_days,
+        "per_session": s.open_session_per_hour,
+        "timeout": int(s.open_timeout_seconds),
+        "moderation_endpoint": bool(s.open_moderation_base_url),
+    }
 
 
 @router.get("/favicon.ico", include_in_schema=False)

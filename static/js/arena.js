@@ -374,7 +374,7 @@
   // control, on the tab list, or with the full-size view open; arrows, Space and PageDown keep scrolling.
   const keys = { "1": "left", "2": "right", "3": "tie", "4": "both_bad" };
   function ignored(event) {
-    if (event.altKey || event.ctrlKey || event.metaKey || lightbox.open) return true;
+    if (event.altKey || event.ctrlKey || event.metaKey || lightbox.open || root.hidden) return true;
     const t = event.target;
     if (!(t instanceof Element)) return false;
     return t.matches("input, textarea, select, [contenteditable], [contenteditable] *") || t.closest("[role=tablist]") !== null;

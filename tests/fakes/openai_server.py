@@ -36,6 +36,23 @@ Kind = Literal[
 ]
 
 
+MODERATION_CATEGORIES = (
+    "harassment",
+    "harassment/threatening",
+    "hate",
+    "hate/threatening",
+    "illicit",
+    "illicit/violent",
+    "self-harm",
+    "self-harm/intent",
+    "self-harm/instructions",
+    "sexual",
+    "sexual/minors",
+    "violence",
+    "violence/graphic",
+)
+
+
 @dataclass(frozen=True)
 class Behaviour:
     """How to answer one images request.
@@ -76,6 +93,11 @@ class FakeOpenAIServer(FakeHTTPServer):
         self._lock = threading.Lock()
         self._downloads: dict[str, tuple[bytes, Behaviour]] = {}
         self._ids = itertools.count(1)
+        # the moderation endpoint (POST /v1/moderations): a text containing one of these words is flagged with
+        # the word's category; `moderation_down` answers 500 instead
+        self.flag_words: dict[str, str] = {}
+        self.moderation_down = False
+        self.moderation_calls: list[dict[str, object]] = []
 
     @property
     def base_url(self) -> str:
@@ -100,6 +122,8 @@ class FakeOpenAIServer(FakeHTTPServer):
             return Reply.json({"object": "list", "data": [{"id": "fake-image-1", "object": "model"}]})
         if request.method == "GET" and request.path.startswith("/files/"):
             return self._download(request.path.removeprefix("/files/"))
+        if request.method == "POST" and request.path == "/v1/moderations":
+            return self._moderate(request.json())
         if request.method != "POST" or request.path not in ("/v1/images/generations", "/v1/images/edits"):
             return Reply.json({"error": {"message": "no such route", "code": "not_found"}}, 404)
         if request.path.endswith("edits"):
@@ -152,6 +176,28 @@ class FakeOpenAIServer(FakeHTTPServer):
         if b.kind == "truncated":
             reply.truncate_to = len(reply.body) // 2
         return reply
+
+    def _moderate(self, body: dict[str, object]) -> Reply:
+        """OpenAI's documented moderation answer: one result per input, every category with a boolean, a score
+        and the input types it applied to."""
+        self.moderation_calls.append(body)
+        if self.moderation_down:
+            return Reply.json({"error": {"message": "The server had an error", "type": "server_error"}}, 500)
+        inputs = body.get("input")
+        texts = [inputs] if isinstance(inputs, str) else list(inputs or [])  # type: ignore[call-overload]
+        results = []
+        for text in texts:
+            hit = {self.flag_words[w] for w in self.flag_words if w in str(text).lower()}
+            results.append(
+                {
+                    "flagged": bool(hit),
+                    "categories": {c: c in hit for c in MODERATION_CATEGORIES},
+                    "category_scores": {c: (0.97 if c in hit else 0.0004) for c in MODERATION_CATEGORIES},
+                    "category_applied_input_types": {c: ["text"] for c in MODERATION_CATEGORIES},
+                }
+            )
+        model = body.get("model") or "omni-moderation-latest"
+        return Reply.json({"id": f"modr-{next(self._ids)}", "model": model, "results": results})
 
     def _download(self, token: str) -> Reply:
         if token not in self._downloads:

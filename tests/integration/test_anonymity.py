@@ -122,3 +122,53 @@ def test_no_pre_vote_byte_of_a_kwise_matchup_names_a_model(voting_settings, init
     assert revealed == 30 and labelled == 0
     assert shapes == {(png_length(512), (512, 512))}
     assert len(headers) == 1
+def test_a_live_open_battle_names_no_model_and_shows_no_side_finishing_first(settings, initialized):
+    """Open-prompt battles: one model several times slower than the other. Every pre-vote byte the page gets (the arena
+    page, every poll, both images and their headers) names no model; while the slow side is still generating, the
+    polls are identical in form (no image, no side state), the first answer with an image carries both; the two
+    images have the same length and headers."""
+    from sqlmodel import Session, select
+
+    from arena.db.tables import OpenBattle
+    from arena.generation.registry import parse_registry
+    from tests.support.anonymity import VOLATILE_HEADERS, needles, scan
+    from tests.support.open_world import open_arena, open_settings, poll, register, sandbox, start, vote
+
+    models = sandbox("swiftmodel-alpha", ms=30) + sandbox("sluggishmodel-omega", ms=5000)
+    register(initialized, models)
+    names = needles(list(parse_registry(models)))
+    leaks: list[str] = []
+    with open_arena(open_settings(settings), initialized) as (client, _app):
+        scan(client.get("/").content, "arena page", names, leaks)
+        for round_ in range(3):
+            started = start(client, f"a lantern on a pier, round {round_}")
+            scan(started.content, "start", names, leaks)
+            ready, seen = poll(client, started.json()["id"])
+            waiting = [a for a in seen if a["status"] == "generating"]
+            assert waiting, "the slow side should keep the battle generating for a while"
+            assert {frozenset(a) for a in waiting} == {
+                frozenset({"id", "modality", "status", "prompt", "elapsed", "timeout"})
+            }
+            assert set(ready["images"]) == {"left", "right"}
+            for answer in seen:
+                scan(str(answer).encode(), "poll", names, leaks)
+            fetched = [client.get(ready["images"][side]) for side in ("left", "right")]
+            for response in fetched:
+                scan(response.content, "image", names, leaks)
+                scan(
+                    "\n".join(f"{k}: {v}" for k, v in response.headers.items()).encode(),
+                    "headers",
+                    names,
+                    leaks,
+                )
+            assert len(fetched[0].content) == len(fetched[1].content)
+            stable = [
+                sorted((k, v) for k, v in r.headers.items() if k not in VOLATILE_HEADERS) for r in fetched
+            ]
+            assert stable[0] == stable[1]
+            assert vote(client, ready).json()["counted"] is True
+    assert not leaks, leaks
+    with Session(initialized) as s:  # the test is meaningful: the sides did finish far apart
+        for b in s.exec(select(OpenBattle)):
+            latency = {b.left_model: b.left_latency_s, b.right_model: b.right_latency_s}
+            assert latency["sluggishmodel-omega"] > latency["swiftmodel-alpha"] + 0.5

@@ -27,6 +27,11 @@ ROUTES = (
     "POST /api/v1/kwise/matchups",  # K-wise battles (issue 31), 404 while ARENA_KWISE is off
     "POST /api/v1/kwise/votes",
     "GET /api/v1/kwise/matchups/{matchup_id}/reference",
+    "POST /api/v1/open/battles",  # open-prompt battles (issue 30)
+    "GET /api/v1/open/battles/{battle_id}",
+    "POST /api/v1/open/votes",
+    "GET /open-img/{token}",
+    "GET /api/v1/open/battles/{battle_id}/reference",
     "GET /api/v1/leaderboard",
     "GET /api/v1/leaderboard.csv",
     "GET /api/v1/models/{slug}",
@@ -36,6 +41,7 @@ ROUTES = (
     "GET /compare",
     "GET /api/v1/compare",
     "GET /api/v1/leaderboard/history",
+    "GET /api/v1/open/board",  # the open-prompt board (issue 30)
     "GET /leaderboard",
     "GET /api/v1/kwise/board",  # the K-wise board (issue 31), 404 while ARENA_KWISE is off
     "GET /api/v1/me",
@@ -102,6 +108,12 @@ ROUTES = (
     "GET /api/v1/admin/operators",
     "POST /api/v1/admin/operators",
     "POST /api/v1/admin/operators/{name}/revoke",
+    "GET /api/v1/admin/open",
+    "POST /api/v1/admin/open/mode",
+    "POST /api/v1/admin/open/models/{slug}",
+    "GET /admin/open/prompts/{battle_id}/delete",  # open prompts' deletion path (issue 30)
+    "POST /admin/open/prompts/{battle_id}/delete",
+    "POST /api/v1/admin/open/prompts/{battle_id}/delete",
     "GET /",
     "GET /favicon.ico",
     "GET /healthz",

@@ -7,6 +7,7 @@ from arena.db import private_tables  # noqa: F401  (private matchup sets of eval
 from arena.db.tables.generation import LatencySample, Model, Output
 from arena.db.tables.judge import JudgeCalibrationScore, JudgeRun, JudgeVerdict
 from arena.db.tables.kwise import KwiseImage, KwiseMatchup, KwiseVerdict, KwiseVote
+from arena.db.tables.open_prompts import OpenBattle, OpenSpend, OpenSwitch, OpenVote, OpenVoteVerdict
 from arena.db.tables.ops import AuditEntry, JobRun, Operator, OperatorSession, SchedulerJob, SchedulerLease
 from arena.db.tables.prompts import (
     CorpusPrompt,
@@ -44,6 +45,11 @@ __all__ = [
     "LatencySample",
     "Matchup",
     "Model",
+    "OpenBattle",
+    "OpenSpend",
+    "OpenSwitch",
+    "OpenVote",
+    "OpenVoteVerdict",
     "Operator",
     "OperatorSession",
     "Output",

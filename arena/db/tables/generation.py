@@ -30,6 +30,10 @@ class Model(SQLModel, table=True):
     console_inactive: bool = Field(
         default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
     )
+    # taken out of open-prompt battles by an operator (the curated arena is unaffected)
+    open_excluded: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
     updated_at: datetime = Field(default_factory=utcnow, sa_column=Column(UtcDateTime(), nullable=False))
 
 

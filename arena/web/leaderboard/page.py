@@ -1,6 +1,7 @@
 """The leaderboard page (/leaderboard), and the assembly of the leaderboard routers: the model pages, the
-methodology page and the JSON/CSV API. Everything reads stored snapshots; nothing is fitted on a request, except the
-optional K-wise section (ARENA_KWISE), fitted at most every 30 s (`arena.web.leaderboard.kwise`)."""
+methodology page and the JSON/CSV API. The curated boards are read from stored snapshots, never fitted on a request;
+two optional sections are fitted on the server: the K-wise board (ARENA_KWISE, at most every 30 s,
+`arena.web.leaderboard.kwise`) and the "Open prompts" board (fitted from open votes on a page-cache miss)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from arena.evals.arena_grades import accuracy_texts
 from arena.leaderboard import LeaderboardReader, board_keys, board_label
 from arena.leaderboard.combined import Combined, combined_key, parse_combined
 from arena.leaderboard.differences import NoDifferences
+from arena.leaderboard.open_board import open_board
 from arena.web.context import context_of
 from arena.web.deps import TaxonomyDep
 from arena.web.formatting import FMT
 from arena.web.leaderboard import api as lb_api
-from arena.web.leaderboard import compare, compare_api, methodology, model_page
+from arena.web.leaderboard import compare, compare_api, methodology, model_page, open_api
 from arena.web.leaderboard import history as lb_history
 from arena.web.leaderboard import model_api as lb_model_api
 from arena.web.leaderboard.charts import board_charts, slice_heatmap
@@ -50,6 +52,7 @@ router.include_router(methodology.router)
 router.include_router(compare.router)
 router.include_router(compare_api.router)
 router.include_router(lb_history.router)
+router.include_router(open_api.router)
 
 COLUMNS = [
     (
@@ -230,8 +233,18 @@ def _render(
         "demo_preparing": demo_preparing(request),
         "text_accuracy": accuracy_texts(reader.engine) if modality == "text_to_image" else {},
         "kwise_board": kwise_section(request, modality),
+        "open_board": _open_board(request, modality),
     }
     return context_of(request.app).templates.TemplateResponse(request, "leaderboard.html", context)
+
+
+def _open_board(request: Request, modality: str) -> dict[str, object] | None:
+    """The open-prompt board's overall table for the page's section (fitted on a page-cache miss; the page
+    cache turns over with each snapshot), or None when no open battle was ever voted on."""
+    ctx = context_of(request.app)
+    with ctx.engine.connect() as conn:
+        out = open_board(conn, ctx.settings, modality, "overall")
+    return out if out["vote_count"] or out["untagged_votes"] else None
 
 
 def _board_groups(
