@@ -58,6 +58,8 @@ def demo_command(
     with engine_for(settings) as engine:
         report = initialize(settings, engine)
         typer.echo(f"database ready; {report.prompts_added} prompt(s) added", err=True)
+        if _only_sandbox(engine):  # the "Your prompt" tab costs nothing with sandbox models only: show it
+            settings = settings.model_copy(update={"open_prompts": True})
     if not serve:
         _prepare(settings, votes, voters, seed, DemoProgress())
         return
@@ -144,3 +146,14 @@ def _prepare(settings: Settings, votes: int, voters: int, seed: int, progress: D
 def _dot(done: int, total: int) -> None:
     if done % max(1, total // 10) == 0:
         print(f"  {done}/{total}", file=sys.stderr)
+
+
+def _only_sandbox(engine: object) -> bool:
+    """Whether every active model is a local sandbox model (so open-prompt battles spend nothing)."""
+    from sqlmodel import Session, select
+
+    from arena.db.tables import Model
+
+    with Session(engine) as session:  # type: ignore[arg-type]
+        adapters = set(session.exec(select(Model.adapter).where(Model.active.is_(True))).all())  # type: ignore[attr-defined]
+    return adapters == {"sandbox"}

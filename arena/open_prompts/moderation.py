@@ -72,20 +72,18 @@ class Moderator:
     def __init__(self, settings: Settings) -> None:
         self.rules = load_rules()
         self.settings = settings
-        self._client: Any = None
 
     def _endpoint(self) -> Any:
-        if self._client is None:
-            from openai import AsyncOpenAI
+        """A client for one check (closed after it: a battle start is rare enough, and no connection outlives it)."""
+        from openai import AsyncOpenAI
 
-            key_env = self.settings.open_moderation_api_key_env
-            self._client = AsyncOpenAI(
-                base_url=self.settings.open_moderation_base_url,
-                api_key=(os.environ.get(key_env, "") if key_env else "") or "unset",
-                timeout=15.0,
-                max_retries=1,
-            )
-        return self._client
+        key_env = self.settings.open_moderation_api_key_env
+        return AsyncOpenAI(
+            base_url=self.settings.open_moderation_base_url,
+            api_key=(os.environ.get(key_env, "") if key_env else "") or "unset",
+            timeout=15.0,
+            max_retries=1,
+        )
 
     async def check(self, prompt: str) -> Verdict:
         """Allowed or refused. An unreachable endpoint refuses (fail closed): nothing is generated unchecked."""
@@ -93,9 +91,10 @@ class Moderator:
         if not verdict.allowed or not self.settings.open_moderation_base_url:
             return verdict
         try:
-            answer = await self._endpoint().moderations.create(
-                model=self.settings.open_moderation_model, input=prompt
-            )
+            async with self._endpoint() as client:
+                answer = await client.moderations.create(
+                    model=self.settings.open_moderation_model, input=prompt
+                )
         except Exception as exc:  # the SDK's APIError family, timeouts, bad answers
             return Verdict(False, "endpoint", "unavailable", UNAVAILABLE, {"error": type(exc).__name__})
         flagged = [r for r in answer.results if r.flagged]
@@ -106,8 +105,3 @@ class Moderator:
         return Verdict(
             False, "endpoint", category, REFUSAL.format(category=category), {"model": answer.model}
         )
-
-    async def aclose(self) -> None:
-        """Close the SDK client, if one was made."""
-        if self._client is not None:
-            await self._client.close()

@@ -115,7 +115,12 @@ class OpenBattles:
                 503, "today's budget for open-prompt battles is spent; the curated arena is still open"
             )
         left, right = pair
-        reference_id = self.media.store_normalized(reference) if reference is not None else None
+        try:
+            reference_id = self.media.store_normalized(reference) if reference is not None else None
+        except Exception:  # nothing will be generated: give both prices back
+            for model in pair:
+                self.ledger.release(day, model.slug, model.price)
+            raise
         battle_id = secrets.token_urlsafe(24)
         values = {
             "id": battle_id,

@@ -70,3 +70,30 @@ def test_the_whole_open_prompt_flow(sized: Page, settings: Settings, initialized
         assert "counted" in page.inner_text("#open-status")
         assert page.is_visible("#open-again")
     assert page.external_requests == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_open_prompt_tab_has_no_serious_axe_violation(
+    browser: Browser, settings: Settings, initialized: Engine, size: str
+) -> None:
+    from arena.app import create_app
+    from tests.e2e.test_accessibility import VIEWPORTS, _axe, _report
+
+    register(initialized, "".join(sandbox(s, ms=50) for s in ("e2e-one", "e2e-two")))
+    context = browser.new_context(
+        bypass_csp=True, **VIEWPORTS[size]
+    )  # axe is injected (see test_accessibility)
+    page = context.new_page()
+    try:
+        with serve(create_app(open_settings(settings), engine=initialized)) as url:
+            page.goto(url + "/")
+            page.click("#tab-open")
+            page.click("#open-privacy summary")
+            violations = _axe(page)
+            page.fill("#open-prompt", "a red kite")
+            page.click("#open-go")
+            page.wait_for_selector("[data-open-choice=left]:not([disabled])", timeout=30_000)
+            violations += _axe(page)
+    finally:
+        context.close()
+    assert not violations, _report(f"the Your prompt tab at {size}", violations)

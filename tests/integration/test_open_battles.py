@@ -266,3 +266,17 @@ def test_an_edit_battle_takes_a_normalized_reference_without_metadata(
             assert shown.size == (1024, 1024) and not shown.getexif()
         other = httpx.get(str(client.base_url) + ready["reference"])  # no session: not this voter's battle
     assert other.status_code == 404
+
+
+def test_the_arena_page_has_the_tab_and_the_privacy_statement_only_when_the_mode_is_on(
+    settings: Settings, sandboxes: Engine
+) -> None:
+    with open_arena(open_settings(settings), sandboxes) as (client, _app):
+        page = client.get("/").text
+        assert 'id="tab-open"' in page and "Your prompt" in page
+        assert "What is stored" in page or "what is stored, for how long, who can read it" in page
+        assert "erased 30 days after the battle" in page
+        client.post("/api/v1/admin/open/mode", json={"enabled": False}, headers=TOKEN)
+        assert 'id="tab-open"' not in client.get("/").text
+    with open_arena(open_settings(settings, open_prompts=False), sandboxes) as (client, _app):
+        assert 'id="tab-open"' not in client.get("/").text

@@ -75,6 +75,10 @@ def test_the_per_model_cap_leaves_capped_models_out(settings: Settings, initiali
 def _race(urls: list[str], n: int) -> list[int]:
     """`n` starts at once, each from a new session, spread over the workers."""
     barrier = threading.Barrier(n)
+    for (
+        url
+    ) in urls:  # FastAPI builds a route's dependency schema on its first match, not thread-safely: warm up
+        assert httpx.post(url + "/api/v1/open/battles", json={"prompt": ""}).status_code == 422
 
     def one(i: int) -> int:
         with httpx.Client(base_url=urls[i % len(urls)], timeout=30) as client:
