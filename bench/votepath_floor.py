@@ -44,6 +44,7 @@ from arena.voting.service import Voter
 from arena.web.context import context_of
 
 SESSION_PAIRS = 50  # a new voter session every this many pairs, as the bench's voters do
+RNG = np.random.default_rng()  # one per process, as `arena serve` draws its matchups
 
 
 def stub_matchup(
@@ -88,7 +89,7 @@ def _pairs(arena: Any, n: int, after_pair: Any = None) -> float:
         if i % SESSION_PAIRS == 0:
             session = secrets.token_hex(16)
         voter = Voter(session, "c" * 32)
-        m = arena.serve_matchup(voter, "text_to_image", np.random.default_rng(), utcnow())
+        m = arena.serve_matchup(voter, "text_to_image", RNG, utcnow())
         started = time.process_time()
         nonce = proof.solve(m["challenge"], m["difficulty"])
         solving += time.process_time() - started
