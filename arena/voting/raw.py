@@ -58,11 +58,18 @@ class Prepared:
     def rows(self, raw_rows: Sequence[Sequence[Any]]) -> list[Any]:
         """Driver rows as named tuples, each column through its result processor."""
         assert self.row is not None
-        processors, make = self.result_processors, self.row._make
-        return [
-            make([v if p is None or v is None else p(v) for p, v in zip(processors, r, strict=True)])
-            for r in raw_rows
-        ]
+        make = self.row._make
+        processed = [(i, p) for i, p in enumerate(self.result_processors) if p is not None]
+        if not processed:
+            return [make(r) for r in raw_rows]
+        out = []
+        for r in raw_rows:
+            values = list(r)
+            for i, p in processed:
+                if values[i] is not None:
+                    values[i] = p(values[i])
+            out.append(make(values))
+        return out
 
 
 class RawConnection:
