@@ -15,6 +15,7 @@ Per matchup + vote there are four statements on two connection checkouts:
   a data-modifying CTE, the verdicts selected from it), so it needs no transaction of its own; on SQLite, which
   has no such CTEs, two statements in the caller's transaction (no round trips there).
 
+The service runs them through the driver, compiled once per dialect (`PreparedQueries`, arena.voting.raw).
 On PostgreSQL the service runs these on autocommit connections: each is its own transaction, and a pair costs
 four round trips (a transaction block would add BEGIN and COMMIT to each request).
 """

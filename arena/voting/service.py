@@ -1,7 +1,8 @@
 """The matchup and vote service: the hot path behind the arena page, the API and simulated voters.
 
-Each call uses one connection and statements built once on SQLAlchemy Core (arena.voting.queries; no ORM
-objects per request): a matchup is one read and one insert, a vote one read and one atomic write. A vote is
+Each call uses one pooled driver connection and statements built once on SQLAlchemy Core and compiled once for
+the engine's dialect (arena.voting.queries, run through arena.voting.raw: no ORM objects and no SQLAlchemy
+execution machinery per request): a matchup is one read and one insert, a vote one read and one atomic write. A vote is
 acknowledged only after its write committed; the unique matchup id on `votes` makes a second vote on the same
 matchup fail whatever the concurrency. The registered online filters (`arena.voting.filters.registry`) write
 their verdicts atomically with the vote. Choosing a matchup is `arena.voting.matchup_pick`; the stored vote,
