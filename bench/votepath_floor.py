@@ -27,12 +27,13 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from arena.app import create_app
@@ -44,6 +45,7 @@ from arena.voting.service import Voter
 from arena.web.context import context_of
 
 SESSION_PAIRS = 50  # a new voter session every this many pairs, as the bench's voters do
+RNG = np.random.default_rng()  # one per process, as `arena serve` draws its matchups
 
 
 def stub_matchup(
@@ -88,7 +90,7 @@ def _pairs(arena: Any, n: int, after_pair: Any = None) -> float:
         if i % SESSION_PAIRS == 0:
             session = secrets.token_hex(16)
         voter = Voter(session, "c" * 32)
-        m = arena.serve_matchup(voter, "text_to_image", np.random.default_rng(), utcnow())
+        m = arena.serve_matchup(voter, "text_to_image", RNG, utcnow())
         started = time.process_time()
         nonce = proof.solve(m["challenge"], m["difficulty"])
         solving += time.process_time() - started
@@ -121,28 +123,50 @@ def record(pairs: int) -> tuple[Path, list[list[Step]]]:
     with sqlite3.connect(path) as src, sqlite3.connect(before) as dst:
         src.backup(dst)  # consistent even with a WAL beside the file
     arena = context_of(create_app(settings)).arena
-    ours: set[int] = set()  # the service's own connections (the pool's loads are not the vote path)
-    connect = arena._connect
-
-    def tracked() -> Any:
-        conn = connect()
-        ours.add(id(conn))
-        return conn
-
-    arena._connect = tracked
+    connect = arena._connect  # the vote path's own connections (the pool's loads are not the vote path)
     steps: list[Step] = []
     per_pair: list[list[Step]] = []
 
-    def on_execute(conn: Any, _cursor: Any, statement: str, parameters: Any, _ctx: Any, many: bool) -> None:
-        if id(conn) in ours:
-            steps.append((statement, parameters, many))
+    class Cursor:
+        """The driver's cursor, noting each statement and its parameters as the driver gets them."""
 
-    def on_commit(conn: Any) -> None:
-        if id(conn) in ours:
+        def __init__(self, cursor: Any) -> None:
+            self.cursor = cursor
+
+        def execute(self, statement: str, parameters: Any = ()) -> Any:
+            steps.append((statement, parameters, False))
+            return self.cursor.execute(statement, parameters)
+
+        def executemany(self, statement: str, parameters: Any) -> Any:
+            steps.append((statement, parameters, True))
+            return self.cursor.executemany(statement, parameters)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.cursor, name)
+
+    class Recording:
+        """The driver's connection, noting commits and handing out noting cursors."""
+
+        def __init__(self, dbapi: Any) -> None:
+            self.dbapi = dbapi
+
+        def cursor(self) -> Cursor:
+            return Cursor(self.dbapi.cursor())
+
+        def commit(self) -> None:
             steps.append(None)
+            self.dbapi.commit()
 
-    event.listen(arena._vote_engine, "before_cursor_execute", on_execute)
-    event.listen(arena._vote_engine, "commit", on_commit)
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.dbapi, name)
+
+    @contextmanager
+    def tracked() -> Iterator[Any]:
+        with connect() as conn:
+            conn.dbapi = Recording(conn.dbapi)
+            yield conn
+
+    arena._connect = tracked
 
     def close_pair() -> None:
         per_pair.append(list(steps))

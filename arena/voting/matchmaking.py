@@ -67,6 +67,7 @@ pair and voters got it 20 times in a row.) The cost in votes is in the bench tab
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections import Counter, deque
@@ -223,6 +224,30 @@ class History:
         self.sessions.setdefault(session, []).append(pair)
 
 
+def pair_weights(
+    pairs: Sequence[Pair],
+    standings: Mapping[str, Standing],
+    *,
+    new_half_width: float = 60.0,
+    plan: Mapping[Pair, float] | None = None,
+) -> dict[Pair, float]:
+    """Each pair's draw weight before the rules: its planned share relative to the mean (plus PLAN_FLOOR) times
+    the new-model boosts, or `pair_weight` without a plan. They change only with the pool (plan, standings),
+    so a pool computes them once per refresh (`ModalityPool.weights`), not per serve."""
+    if plan:
+        mean = 1.0 / len(plan)
+        widths = [s.half_width for s in standings.values()]
+        # statistics.median: same value as np.median, without numpy's ~40 us per call on a handful of floats
+        bar = max(new_half_width, NEW_RELATIVE * statistics.median(widths)) if widths else new_half_width
+        return {
+            (a, b): (plan.get((a, b), mean) / mean + PLAN_FLOOR)
+            * _boost(standings.get(a), bar)
+            * _boost(standings.get(b), bar)
+            for a, b in pairs
+        }
+    return {(a, b): pair_weight(standings.get(a), standings.get(b), new_half_width) for a, b in pairs}
+
+
 def choose_pair(
     candidates: Sequence[str],
     standings: Mapping[str, Standing],
@@ -234,33 +259,29 @@ def choose_pair(
     plan: Mapping[Pair, float] | None = None,
     recent: Recent | None = None,
     n_pairs: int | None = None,
+    weights: Mapping[Pair, float] | None = None,
 ) -> tuple[str, str]:
     """Two distinct models drawn by the vote plan (or by `pair_weight` without one) among the pairs the rules
     allow (`apply_rules`; `n_pairs` is the modality's pair count, default: the candidates'; `shares` default to
-    those of `recent.window`, `max_share` to no cap), in random left/right order."""
+    those of `recent.window`, `max_share` to no cap), in random left/right order. `weights` are `pair_weights`
+    computed beforehand for the same standings, plan and threshold (a pair missing from them is computed).
+    Two uniform draws from `rng`, no numpy arrays: the pools are a handful of pairs."""
     models = sorted(set(candidates))
     if len(models) < 2:
         raise ValueError("fewer than two models to pair")
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
     pairs, _ = apply_rules(pairs, n_pairs or len(pairs), recent, shares, max_share)
-    if plan:
-        mean = 1.0 / len(plan)
-        widths = [s.half_width for s in standings.values()]
-        # statistics.median: same value as np.median, without numpy's ~40 us per call on a handful of floats
-        bar = max(new_half_width, NEW_RELATIVE * statistics.median(widths)) if widths else new_half_width
-        weights = np.array(
-            [
-                (plan.get((a, b), mean) / mean + PLAN_FLOOR)
-                * _boost(standings.get(a), bar)
-                * _boost(standings.get(b), bar)
-                for a, b in pairs
-            ]
-        )
-    else:
-        weights = np.array(
-            [pair_weight(standings.get(a), standings.get(b), new_half_width) for a, b in pairs]
-        )
-    if not np.all(np.isfinite(weights)) or weights.sum() <= 0 or math.isclose(weights.sum(), 0.0):
-        weights = np.ones(len(pairs))
-    a, b = pairs[int(rng.choice(len(pairs), p=weights / weights.sum()))]
+    if weights is None or any(p not in weights for p in pairs):
+        weights = pair_weights(pairs, standings, new_half_width=new_half_width, plan=plan)
+    w = [weights[p] for p in pairs]
+    total = math.fsum(w)
+    if not all(math.isfinite(x) for x in w) or total <= 0 or math.isclose(total, 0.0):
+        w, total = [1.0] * len(pairs), float(len(pairs))
+    at = float(rng.random()) * total
+    index = len(pairs) - 1
+    for i, c in enumerate(itertools.accumulate(w)):
+        if at < c:
+            index = i
+            break
+    a, b = pairs[index]
     return (a, b) if rng.random() < 0.5 else (b, a)

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from sqlalchemy import Engine, func, select
 
 from arena.db.tables import Matchup, Model, Output, Prompt, RatingSnapshot, Vote
-from arena.voting.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key
+from arena.voting.matchmaking import UNRATED_HALF_WIDTH, Pair, Standing, pair_key, pair_weights
 from arena.voting.tallies import pair_outcomes, read_mark
 from ratings.vote_plan import plan_votes
 
@@ -71,6 +71,18 @@ class ModalityPool:
     n_models: int = 0  # models with a servable output (counted once per load, not per serve)
     n_pairs: int = 0  # their pairs
     plan_version: int | None = None  # the shared plan's version (None: computed by this process alone)
+    _weights: dict[float, dict[Pair, float]] = field(default_factory=dict, repr=False, compare=False)
+
+    def weights(self, new_half_width: float) -> dict[Pair, float]:
+        """`pair_weights` of every pair of the pool's models, computed at the first serve after each load (a
+        pool is rebuilt, never changed, at a refresh) instead of on every serve."""
+        found = self._weights.get(new_half_width)
+        if found is None:
+            models = sorted({o.model_slug for outs in self.outputs.values() for o in outs})
+            pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+            found = pair_weights(pairs, self.standings, new_half_width=new_half_width, plan=self.plan)
+            self._weights[new_half_width] = found
+        return found
 
 
 class PlanSource(Protocol):

@@ -60,6 +60,7 @@ def pick_matchup(
         plan=pool.plan,
         recent=recent,
         n_pairs=n_pairs,
+        weights=pool.weights(settings.new_model_half_width),
     )
     return prompt_id, by_model, pair
 

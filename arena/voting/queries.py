@@ -15,6 +15,7 @@ Per matchup + vote there are four statements on two connection checkouts:
   a data-modifying CTE, the verdicts selected from it), so it needs no transaction of its own; on SQLite, which
   has no such CTEs, two statements in the caller's transaction (no round trips there).
 
+The service runs them through the driver, compiled once per dialect (`PreparedQueries`, arena.voting.raw).
 On PostgreSQL the service runs these on autocommit connections: each is its own transaction, and a pair costs
 four round trips (a transaction block would add BEGIN and COMMIT to each request).
 """
@@ -42,6 +43,7 @@ from sqlalchemy import (
 
 from arena.db.tables import Matchup, Prompt, Vote, VoteVerdict
 from arena.voting.matchmaking import FIRST_MATCHUPS, NO_REPEAT, WINDOW, Pair, Recent, pair_key
+from arena.voting.raw import Prepared, RawConnection
 
 MATCHUPS = Matchup.__table__  # type: ignore[attr-defined]
 PROMPTS = Prompt.__table__  # type: ignore[attr-defined]
@@ -205,3 +207,42 @@ def store_vote(conn: Connection, vote: Mapping[str, Any], verdicts: Sequence[Map
     vote_id = int(conn.execute(INSERT_VOTE, dict(vote)).inserted_primary_key[0])
     conn.execute(INSERT_VERDICTS, [{**verdict, "vote_id": vote_id} for verdict in verdicts])
     return vote_id
+
+
+MATCHUP_COLUMNS = tuple(c.name for c in MATCHUPS.c)
+
+
+class PreparedQueries:
+    """The statements above compiled once for one dialect (`arena.voting.raw`), for the service's hot path."""
+
+    def __init__(self, dialect: Any) -> None:
+        self.dialect = dialect
+        self.postgres = dialect.name == "postgresql"
+        self.serve_read = Prepared(SERVE_READ, dialect)
+        self.vote_read = Prepared(VOTE_READ, dialect)
+        self.insert_matchup = Prepared(INSERT_MATCHUP, dialect, MATCHUP_COLUMNS)
+        self.insert_vote = Prepared(INSERT_VOTE, dialect, VOTE_COLUMNS)
+        self.insert_verdicts = Prepared(INSERT_VERDICTS, dialect, ("vote_id", *VERDICT_COLUMNS))
+        self._with_verdicts: dict[int, Prepared] = {}
+
+    def vote_with_verdicts(self, n_verdicts: int) -> Prepared:
+        """`_vote_with_verdicts(n_verdicts)` prepared (PostgreSQL)."""
+        found = self._with_verdicts.get(n_verdicts)
+        if found is None:
+            found = self._with_verdicts[n_verdicts] = Prepared(_vote_with_verdicts(n_verdicts), self.dialect)
+        return found
+
+    def store_vote(
+        self, conn: RawConnection, vote: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]
+    ) -> int:
+        """`store_vote` on a raw connection: same statements, same atomicity, same IntegrityError."""
+        if self.postgres:
+            params = dict(vote)
+            for i, verdict in enumerate(verdicts):
+                params.update({f"{name}_{i}": verdict[name] for name in VERDICT_COLUMNS})
+            return int(conn.first(self.vote_with_verdicts(len(verdicts)), params)[0])
+        cursor = conn.execute(self.insert_vote, vote)
+        vote_id = int(cursor.lastrowid)
+        cursor.close()
+        conn.executemany(self.insert_verdicts, [{**verdict, "vote_id": vote_id} for verdict in verdicts])
+        return vote_id

@@ -1,7 +1,8 @@
 """The matchup and vote service: the hot path behind the arena page, the API and simulated voters.
 
-Each call uses one connection and statements built once on SQLAlchemy Core (arena.voting.queries; no ORM
-objects per request): a matchup is one read and one insert, a vote one read and one atomic write. A vote is
+Each call uses one pooled driver connection and statements built once on SQLAlchemy Core and compiled once for
+the engine's dialect (arena.voting.queries, run through arena.voting.raw: no ORM objects and no SQLAlchemy
+execution machinery per request): a matchup is one read and one insert, a vote one read and one atomic write. A vote is
 acknowledged only after its write committed; the unique matchup id on `votes` makes a second vote on the same
 matchup fail whatever the concurrency. The registered online filters (`arena.voting.filters.registry`) write
 their verdicts atomically with the vote. Choosing a matchup is `arena.voting.matchup_pick`; the stored vote,
@@ -13,7 +14,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,6 +33,7 @@ from arena.voting.inflight import InFlight
 from arena.voting.matchmaking import Pair, Recent, pair_key
 from arena.voting.matchup_cache import PoolCache, PromptCard
 from arena.voting.matchup_pick import pick_matchup, prompt_hints
+from arena.voting.raw import RawConnection, raw_connection
 from arena.voting.service_types import CHOICES, VoteError, Voter, WouldWait
 from prompts_taxonomy import Taxonomy
 
@@ -56,8 +58,9 @@ class ArenaService:
         # PostgreSQL: every vote-path statement is a transaction of its own (see arena.voting.queries), so no
         # BEGIN / COMMIT round trips. SQLite: pysqlite opens a transaction at the first write only, and this
         # process's writers take turns here instead of in SQLite's busy handler, which sleeps 1-100 ms a try.
-        self._vote_engine = engine if sqlite else engine.execution_options(isolation_level="AUTOCOMMIT")
+        # The statements are compiled once and run through the driver (arena.voting.raw).
         self._sqlite = sqlite
+        self._queries = queries.PreparedQueries(engine.dialect)
         self._write_lock = threading.Lock()  # SQLite only
         self._hint_cache: dict[PromptCard, list[dict[str, str]]] = {}
 
@@ -71,12 +74,13 @@ class ArenaService:
             hints = self._hint_cache[card] = prompt_hints(self.taxonomy, card)
         return hints
 
-    def _connect(self) -> Connection:
-        """A connection for the vote path (autocommit on PostgreSQL); writes are followed by `commit()`."""
-        return self._vote_engine.connect()
+    def _connect(self) -> AbstractContextManager[RawConnection]:
+        """A pooled driver connection for the vote path (autocommit on PostgreSQL); writes are followed by
+        `commit()`."""
+        return raw_connection(self.engine, autocommit=not self._sqlite)
 
     @contextmanager
-    def _writing(self, conn: Connection, wait: bool) -> Iterator[None]:
+    def _writing(self, conn: RawConnection, wait: bool) -> Iterator[None]:
         """Around a vote-path write and its commit. SQLite: this process's writers take turns on a lock; with
         `wait=False`, a taken lock or another process's write lock (busy timeout 0 for this write) raises
         `WouldWait` instead of waiting. PostgreSQL: nothing (row locks; autocommit statements)."""
@@ -89,8 +93,7 @@ class ArenaService:
             return
         if not self._write_lock.acquire(blocking=False):
             raise WouldWait
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
+        raw = conn.dbapi
         raw.execute("PRAGMA busy_timeout=0")
         try:
             yield
@@ -103,11 +106,11 @@ class ArenaService:
             self._write_lock.release()
 
     # -- matchups -------------------------------------------------------------------------------------------
-    def _recent(self, conn: Connection, modality: str, session_id: str) -> tuple[Recent, set[int]]:
+    def _recent(self, conn: RawConnection, modality: str, session_id: str) -> tuple[Recent, set[int]]:
         """What the variety rules read (arena.voting.matchmaking): pair counts among the modality's last WINDOW - 1
         matchups, this session's first and last pairs; and the outputs this session voted on. One statement
         (`queries.SERVE_READ`)."""
-        rows = conn.execute(queries.SERVE_READ, {"modality": modality, "session": session_id}).all()
+        rows = conn.all(self._queries.serve_read, {"modality": modality, "session": session_id})
         return queries.recent_and_seen(rows)
 
     def serve_matchup(
@@ -140,8 +143,8 @@ class ArenaService:
             left, right = by_model[left_model], by_model[right_model]
             try:
                 with self._writing(conn, wait):
-                    conn.execute(
-                        queries.INSERT_MATCHUP,
+                    conn.run(
+                        self._queries.insert_matchup,
                         {
                             "id": matchup_id,
                             "session_id": voter.session_id,
@@ -251,7 +254,7 @@ class ArenaService:
         if choice not in CHOICES:
             raise VoteError(422, f"choice must be one of {', '.join(CHOICES)}")
         with self._connect() as conn:
-            m = conn.execute(queries.VOTE_READ, {"matchup_id": matchup_id}).first()
+            m = conn.first(self._queries.vote_read, {"matchup_id": matchup_id})
             if m is None:
                 raise VoteError(404, "unknown matchup")
             if m.session_id != voter.session_id:
@@ -268,7 +271,7 @@ class ArenaService:
             verdicts = verdict_rows(vote["signals"], self.settings, now)
             try:
                 with self._writing(conn, wait):
-                    queries.store_vote(conn, vote, verdicts)
+                    self._queries.store_vote(conn, vote, verdicts)
                     conn.commit()  # acknowledged only after this
             except IntegrityError:
                 raise VoteError(409, "this matchup already has a vote") from None

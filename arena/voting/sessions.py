@@ -14,6 +14,9 @@ from starlette.responses import Response
 
 COOKIE = "arena_sid"
 COOKIE_MAX_AGE = 30 * 24 * 3600
+#: Verified cookies and address hashes kept per process (a cookie value always verifies to the same id, an
+#: address always hashes the same): itsdangerous derives its key and checks an HMAC on every `loads`.
+MEMO_SIZE = 4096
 
 
 def forwarded_client(peer: str, forwarded: str | None, trusted: set[str] | frozenset[str]) -> str:
@@ -34,17 +37,25 @@ class VoterSessions:
         self._serializer = URLSafeSerializer(secret, salt="arena-voter-session")
         self._hash_key = hashlib.sha256(("addr:" + secret).encode()).digest()
         self.trusted = {p.strip() for p in trusted_proxies.split(",") if p.strip()}
+        self._verified: dict[str, str] = {}
+        self._hashes: dict[str, str] = {}
 
     def read(self, request: Request) -> str | None:
         """The session id from a validly signed cookie, or None."""
         raw = request.cookies.get(COOKIE)
         if not raw:
             return None
+        known = self._verified.get(raw)
+        if known is not None:
+            return known
         try:
             value = self._serializer.loads(raw)
         except BadSignature:
             return None
-        return value if isinstance(value, str) and len(value) == 32 else None
+        if not (isinstance(value, str) and len(value) == 32):
+            return None
+        _remember(self._verified, raw, value)
+        return value
 
     def sign(self, session_id: str) -> str:
         """The cookie value that `read` turns back into `session_id`."""
@@ -74,4 +85,15 @@ class VoterSessions:
 
     def address_hash(self, address: str) -> str:
         """A keyed hash of an address: linkable for anomaly checks, not reversible to the address."""
-        return hmac.new(self._hash_key, address.encode(), hashlib.sha256).hexdigest()[:32]
+        known = self._hashes.get(address)
+        if known is None:
+            known = hmac.new(self._hash_key, address.encode(), hashlib.sha256).hexdigest()[:32]
+            _remember(self._hashes, address, known)
+        return known
+
+
+def _remember(memo: dict[str, str], key: str, value: str) -> None:
+    """Keep `key` -> `value`, starting over once MEMO_SIZE entries are kept (a bound, not an LRU)."""
+    if len(memo) >= MEMO_SIZE:
+        memo.clear()
+    memo[key] = value

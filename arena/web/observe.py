@@ -59,11 +59,10 @@ class ObserveMiddleware:
             route, method = _route(scope), scope.get("method", "")
             REQUESTS.labels(route, method, str(status)).inc()
             LATENCY.labels(route, method).observe(elapsed)
-            log.info(
-                "%s %s %d",
-                method,
-                route,
-                status,
-                extra={"method": method, "route": route, "status": status, "ms": round(elapsed * 1000, 1)},
-            )
+            if log.isEnabledFor(logging.INFO):  # the record made directly: `log.info` also walks the stack
+                extra = {"method": method, "route": route, "status": status, "ms": round(elapsed * 1000, 1)}
+                log.handle(
+                    log.makeRecord(log.name, logging.INFO, __file__, 0, "%s %s %d", (method, route, status), None,
+                                   extra=extra)
+                )  # fmt: skip
             request_id.reset(token)

@@ -29,6 +29,9 @@ T = TypeVar("T")
 #: Threads that run the matchup and vote requests' blocking work (`create_app` makes the executor). A few
 #: threads keep the database busy; dozens (Starlette's default pool has 40) only fight over the GIL.
 VOTE_THREADS = 8
+#: One generator per process for the matchup draws (seeded from the OS once; a fresh `default_rng()` per request
+#: cost a SeedSequence and an entropy read every serve). numpy's generators lock their bit generator per call.
+RNG = np.random.default_rng()
 
 
 class MatchupRequest(BaseModel):
@@ -122,7 +125,7 @@ def _serve(request: Request, modality: str, *, wait: bool) -> tuple[dict, str | 
     ctx = context_of(request.app)
     voter, new = _admit(request, new_session=True)
     try:
-        payload = ctx.arena.serve_matchup(voter, modality, np.random.default_rng(), ctx.clock(), wait=wait)
+        payload = ctx.arena.serve_matchup(voter, modality, RNG, ctx.clock(), wait=wait)
     except VoteError as exc:
         _raise(exc)
     return payload, new
