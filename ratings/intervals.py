@@ -33,7 +33,6 @@ not a fact. Everything here is computed on quantities the anchor cannot change:
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, ndtri
 
 from ratings.aggregate import BoardRows
 from ratings.newton import laplacians, sum_zero_inverse
@@ -299,6 +298,8 @@ def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
         ``(n, n)`` covariance of ``center(theta)``; :func:`difference_variances` gives the
         variance of any difference ``theta_j - theta_i``.
     """
+    from scipy.special import expit
+
     i, j = counts.pairs[:, 0], counts.pairs[:, 1]
     n = counts.n_models
     s = expit(theta[i] - theta[j])
@@ -324,6 +325,8 @@ def cluster_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: Pai
     ValueError
         If the board's rows carry no clusters.
     """
+    from scipy.special import expit
+
     if board.cluster is None:
         raise ValueError("the board's votes carry no clusters")
     theta = np.asarray(theta, dtype=np.float64)
@@ -392,6 +395,8 @@ def sandwich_intervals(
 
 def normal_quantile(level: float) -> float:
     """Two-sided normal critical value (1.96 for 0.95)."""
+    from scipy.special import ndtri
+
     return float(ndtri(0.5 + level / 2.0))
 
 

@@ -27,8 +27,6 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
-from scipy.stats import binomtest, norm
-
 from arena.voting.filters.groups import Flag, PairRates, PairTotals, RawVote, VoteGroup, group_key
 from arena.voting.filters.protocol import GROUPINGS, BatchFilter
 
@@ -47,6 +45,8 @@ LABEL = "unusual voting pattern"
 
 def likelihood_p_value(probabilities: Sequence[float]) -> float:
     """One-sided p-value that votes whose chosen side had these probabilities came from an honest voter."""
+    from scipy.stats import norm
+
     ll = mean = var = 0.0
     for p in probabilities:
         p = min(max(p, 1e-6), 1 - 1e-6)
@@ -63,6 +63,8 @@ def _favoritism(
     decisive: list[tuple[RawVote, str, str]], rest: PairTotals
 ) -> list[tuple[str, float, int, float]]:
     """Per model in the group's votes: (model, one-sided p of too many wins, wins, expected wins)."""
+    from scipy.stats import norm
+
     stats: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
     for _, winner, loser in decisive:
         p = PairRates.p_beats(rest, winner, loser)
@@ -114,6 +116,8 @@ def likelihood(group: VoteGroup) -> list[Flag]:
 
 def same_side(group: VoteGroup) -> list[Flag]:
     """A session that picks one side (left or right) too often for a fair coin."""
+    from scipy.stats import binomtest
+
     if not _tested_session(group):
         return []
     decisive = group.decisive
