@@ -378,7 +378,9 @@ def child(kind: str, url: str) -> None:
     run = {"baseline": _baseline, "prepare": _prepare, "serve": _serve}.get(kind, _ours)
     out = run(url)
     out["seconds"] = time.perf_counter() - t
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out["peak_rss_mb"] = usage.ru_maxrss / 1024
+    out["cpu_s"] = usage.ru_utime + usage.ru_stime  # the whole child: start-up, the run, its threads
     print(json.dumps(out))
 
 
@@ -478,11 +480,19 @@ def main() -> None:
         results["serve"] = measure("serve", url)
     _forget_new(url, top)
     print(f"\n{args.votes:,} stored votes on {args.backend} ({BOOT}-round bootstrap, 20 boards)\n")
-    print("| run | seconds | peak RSS MB | load avg | detail |")
-    print("| --- | ---: | ---: | ---: | --- |")
+    print("| run | seconds | CPU s | peak RSS MB | load avg | detail |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    skip = ("seconds", "cpu_s", "peak_rss_mb", "load_avg_1m")
     for name, r in results.items():
-        detail = {k: round(v, 1) for k, v in r.items() if k not in ("seconds", "peak_rss_mb", "load_avg_1m")}
-        print(f"| {name} | {r['seconds']:.1f} | {r['peak_rss_mb']:.0f} | {r['load_avg_1m']} | {detail} |")
+        detail = {k: round(v, 1) for k, v in r.items() if k not in skip}
+        print(
+            f"| {name} | {r['seconds']:.1f} | {r['cpu_s']:.1f} | {r['peak_rss_mb']:.0f} | {r['load_avg_1m']} "
+            f"| {detail} |"
+        )
+    if "first" in results:
+        f, st = results["first"], results["steady"]
+        print(f"\nfirst run / steady run: {f['seconds'] / st['seconds']:.1f}x wall, "
+              f"{f['cpu_s'] / st['cpu_s']:.1f}x CPU (goal <= 3x)")  # fmt: skip
     if "baseline" in results and "first" in results:
         b, f = results["baseline"], results["first"]
         print(f"\nfirst run vs baseline: {b['seconds'] / f['seconds']:.1f}x faster, "

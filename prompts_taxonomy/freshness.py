@@ -13,9 +13,12 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 from prompts_taxonomy.similarity import normalize_text
 
@@ -41,6 +44,8 @@ def lexical_vectors(groups: Sequence[Sequence[str]]) -> list[sparse.csr_matrix]:
 
     Returns one L2-normalized sparse matrix (texts x n-grams) per group, in the order given.
     """
+    from scipy import sparse
+
     docs = [char_ngrams(t) for group in groups for t in group]
     vocab: dict[str, int] = {}
     df: Counter[str] = Counter()
@@ -79,6 +84,8 @@ class Nearest:
 
 def nearest_neighbours(pool: np.ndarray | sparse.spmatrix, corpus: np.ndarray | sparse.spmatrix) -> Nearest:
     """Nearest corpus row for each pool row, by dot product of L2-normalized rows (cosine similarity)."""
+    from scipy import sparse
+
     n_pool, n_corpus = pool.shape[0], corpus.shape[0]
     if n_corpus == 0:
         return Nearest(np.zeros(n_pool), np.full(n_pool, -1))

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from prompts_taxonomy.slope import SlopeFit, fit_slope
 
@@ -72,6 +71,8 @@ def binomial_p_value(k: int, n: int, p: float = 0.5) -> float:
     Sums the probabilities of every outcome no more likely than the observed one (the "minlike" method of
     ``scipy.stats.binomtest``); 1.0 when ``n`` is 0.
     """
+    from scipy import stats
+
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
@@ -83,6 +84,8 @@ def binomial_p_value(k: int, n: int, p: float = 0.5) -> float:
 
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Exact (Clopper-Pearson) central interval for a binomial rate; (0, 1) when ``n`` is 0."""
+    from scipy import stats
+
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
@@ -97,6 +100,8 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
 def _p_values_all_k(n: int) -> np.ndarray:
     """The two-sided p-value against 0.5 for every k in 0..n (twice the smaller tail, capped at 1: with a
     symmetric null this equals scipy's "minlike" two-sided p-value). Cached per n; read-only."""
+    from scipy import stats
+
     k = np.arange(n + 1)
     lower = stats.binom.cdf(k, n, 0.5)
     upper = stats.binom.sf(k - 1, n, 0.5)
@@ -108,6 +113,8 @@ def _p_values_all_k(n: int) -> np.ndarray:
 def flag_probability(p_true: float, n: int, *, alpha: float = BINOMIAL_ALPHA) -> float:
     """Exact probability that the old binomial rule flags a prompt with ``n`` decisive votes whose favorite wins with
     probability ``p_true`` (for ``p_true`` = 0.5 this is one minus the missed-retirement rate)."""
+    from scipy import stats
+
     if n <= 0:
         return 0.0
     keep_region = _p_values_all_k(n) >= alpha

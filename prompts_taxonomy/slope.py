@@ -24,8 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, stats
-from scipy.special import expit, log_expit
 
 BETA_LIMIT = 50.0
 
@@ -47,12 +45,16 @@ class SlopeFit:
 
 def slope_log_likelihood(beta: float, gap: np.ndarray, won: np.ndarray, weight: np.ndarray) -> float:
     """Log-likelihood of beta: sum of weight * log sigmoid(+-beta * gap), + when the first model won."""
+    from scipy.special import log_expit
+
     sign = np.where(won, 1.0, -1.0)
     return float(np.sum(weight * log_expit(sign * beta * gap)))
 
 
 def _score(beta: float, gap: np.ndarray, won: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
     """(d loglik / d beta, information = - d2 loglik / d beta2)."""
+    from scipy.special import expit
+
     p = expit(beta * gap)
     return float(np.sum(weight * gap * (won - p))), float(np.sum(weight * gap * gap * p * (1.0 - p)))
 
@@ -87,6 +89,8 @@ def fit_slope(
 ) -> SlopeFit:
     """Fit beta to decisive votes: `gap` = theta_first - theta_second (nats, board strengths of the two models
     shown), `won` = the first model won, `weight` = how many such votes (default 1 each)."""
+    from scipy import optimize, stats
+
     if not 0.5 < confidence < 1.0:
         raise ValueError("confidence must be in (0.5, 1)")
     g = np.asarray(gap, dtype=float)

@@ -32,9 +32,12 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.sparse import csr_array
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_array
 
 from ratings.aggregate import BoardRows
 from ratings.bt import DEFAULT_MAX_ITER
@@ -78,6 +81,8 @@ class BootstrapResult:
 
 
 def _winner_matrices(n: int, pairs: np.ndarray) -> tuple[csr_array, csr_array]:
+    from scipy.sparse import csr_array
+
     p = np.arange(len(pairs))
     ones = np.ones(len(pairs))
     as_i = csr_array((ones, (pairs[:, 0], p)), shape=(n, len(pairs)))

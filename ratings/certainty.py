@@ -34,7 +34,6 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr
 
 from ratings.intervals import difference_variances, normal_quantile
 from ratings.pairs import PairCounts
@@ -144,6 +143,8 @@ def settle_probability(
     all of it), ``per_vote`` the precision one vote adds, ``critical`` the board's ``z``. See the module
     docstring: ``P(|d_m| > z se_m)`` with ``d_m ~ N(gap, m w v_vote / (1/v_vote + m w))``.
     """
+    from scipy.special import ndtr
+
     m = np.asarray(m, dtype=np.float64)
     vv = variance if vote_variance is None else min(vote_variance, variance)
     vc = max(variance - vv, 0.0)

@@ -18,9 +18,12 @@ this limit for the occasional resample where it happens (:func:`limit_states`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_array
 
 from ratings.errors import DisconnectedComparisonsError, UnboundedRatingError
 from ratings.pairs import PairCounts
@@ -42,6 +45,8 @@ FINITE, PLUS_INF, MINUS_INF, UNDEFINED = 0, 1, 2, 3
 
 def _win_graph(n: int, pairs: np.ndarray, wins: np.ndarray) -> csr_array:
     """Arc ``i -> j`` where ``i`` has positive (effective) wins over ``j``."""
+    from scipy.sparse import csr_array
+
     i, j = pairs[:, 0], pairs[:, 1]
     fwd = wins[:, 0] > 0
     back = wins[:, 1] > 0
@@ -52,6 +57,9 @@ def _win_graph(n: int, pairs: np.ndarray, wins: np.ndarray) -> csr_array:
 
 def comparison_components(n: int, pairs: np.ndarray, total: np.ndarray) -> list[np.ndarray]:
     """Connected parts of the comparison graph (pairs with positive total), largest first."""
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components
+
     met = np.asarray(total) > 0
     graph = csr_array((np.ones(int(met.sum())), (pairs[met, 0], pairs[met, 1])), shape=(n, n))
     n_parts, labels = connected_components(graph, directed=False)
@@ -60,6 +68,8 @@ def comparison_components(n: int, pairs: np.ndarray, total: np.ndarray) -> list[
 
 
 def _reachable(graph: csr_array, start: int) -> np.ndarray:
+    from scipy.sparse.csgraph import breadth_first_order
+
     order = breadth_first_order(graph, start, directed=True, return_predecessors=False)
     mask = np.zeros(graph.shape[0], dtype=bool)
     mask[order] = True
@@ -71,6 +81,8 @@ def largest_strong_member(n: int, pairs: np.ndarray, wins: np.ndarray) -> int:
 
     A reference that depends only on the votes, never on the anchor (the bootstrap uses it).
     """
+    from scipy.sparse.csgraph import connected_components
+
     _n_comp, labels = connected_components(_win_graph(n, pairs, wins), directed=True, connection="strong")
     sizes = np.bincount(labels)
     return int(np.flatnonzero(sizes[labels] == sizes.max())[0])
@@ -84,6 +96,9 @@ def unbounded_models(counts: PairCounts, keep_model: int | None = None) -> dict[
     one with the most models (then the most votes); every other model is listed with why its
     rating is unbounded. The comparison graph is assumed connected.
     """
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components
+
     n = counts.n_models
     wins = counts.wins
     graph = _win_graph(n, counts.pairs, wins)
@@ -161,6 +176,8 @@ def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, reference: int) ->
         with a chain of wins onto it, :data:`MINUS_INF` for models it reaches by wins, and
         :data:`UNDEFINED` for the rest.
     """
+    from scipy.sparse import csr_array
+
     graph = _win_graph(n, pairs, wins)
     below = _reachable(graph, reference)
     above = _reachable(csr_array(graph.T), reference)

@@ -9,8 +9,7 @@ not a fact. Everything here is computed on quantities the anchor cannot change:
   estimate's anchor offset (:func:`display_offset`): ``rating = offset + 400/ln10 * theta``. So the
   point ratings keep the methodology's scale (the anchor reads 1000), every model including the
   anchor has an interval of positive width, and changing the anchor moves every endpoint of the
-  board by the same constant. (The old rule shifted each replicate so the anchor read exactly 1000,
-  which gave the anchor a zero-width interval and put its sampling error into everyone else's.)
+  board by the same constant (never a zero-width interval for the anchor).
 * **Ranks** come from pairwise differences with *simultaneous* control: model ``j`` is *above* model
   ``i`` when the simultaneous interval of ``theta_j - theta_i`` lies above zero, the intervals
   ``d -+ c se`` of all pairs holding together with probability ``level`` (max-T: ``c`` is the
@@ -19,21 +18,18 @@ not a fact. Everything here is computed on quantities the anchor cannot change:
   :func:`pairwise_above_normal_simultaneous`). So the chance that a board carries any wrong-direction
   claim is at most ``1 - level``, not ``1 - level`` per pair (780 pairs on a 40-model board). A model's
   rank is ``1 +`` the number of models above it (:func:`ranks_from_above`), so several models can
-  share a rank. The per-pair rules (:func:`pairwise_above`, :func:`pairwise_above_normal`) remain for
-  single comparisons.
+  share a rank. :func:`pairwise_above` and :func:`pairwise_above_normal` are the per-pair rules.
 * **Sandwich** (fast): the robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths, where
   ``A`` is the observed information at the estimate and ``J`` the sum of outer products of per-vote
   scores; ties and cell weights make ``J`` differ from ``A`` (Huber 1967; White 1980). When the votes
   carry clusters (prompts), ``J`` sums outer products of the scores *summed per cluster*, times CR1's
   ``C / (C - 1) * (N - 1) / (N - k)`` (:func:`cluster_sandwich_covariance`, :func:`cluster_correction`;
-  Liang and Zeger 1986), so
-  votes on one prompt, which share its stored outputs, count as one unit of evidence, not many.
+  Liang and Zeger 1986), so votes on one prompt, which share its stored outputs, count as one unit of evidence.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, ndtri
 
 from ratings.aggregate import BoardRows
 from ratings.newton import laplacians, sum_zero_inverse
@@ -284,14 +280,8 @@ def ranks_from_above(above: np.ndarray) -> np.ndarray:
 
 
 def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
-    """Robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths.
-
-    Parameters
-    ----------
-    theta : numpy.ndarray
-        The maximum-likelihood estimate.
-    counts : PairCounts
-        The counts it was fitted on (``weight_sq`` supplies the per-vote score variance).
+    """Robust covariance ``A^-1 J A^-1`` of the sum-zero log-strengths, at ``theta`` (the maximum-likelihood
+    estimate) fitted on ``counts`` (``weight_sq`` supplies the per-vote score variance).
 
     Returns
     -------
@@ -299,6 +289,8 @@ def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
         ``(n, n)`` covariance of ``center(theta)``; :func:`difference_variances` gives the
         variance of any difference ``theta_j - theta_i``.
     """
+    from scipy.special import expit
+
     i, j = counts.pairs[:, 0], counts.pairs[:, 1]
     n = counts.n_models
     s = expit(theta[i] - theta[j])
@@ -324,6 +316,8 @@ def cluster_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: Pai
     ValueError
         If the board's rows carry no clusters.
     """
+    from scipy.special import expit
+
     if board.cluster is None:
         raise ValueError("the board's votes carry no clusters")
     theta = np.asarray(theta, dtype=np.float64)
@@ -392,6 +386,8 @@ def sandwich_intervals(
 
 def normal_quantile(level: float) -> float:
     """Two-sided normal critical value (1.96 for 0.95)."""
+    from scipy.special import ndtri
+
     return float(ndtri(0.5 + level / 2.0))
 
 

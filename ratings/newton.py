@@ -17,9 +17,12 @@ checked by a backtracking line search on the log-likelihood, so the iterates alw
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
-from scipy.sparse import csr_array
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_array
 
 __all__ = ["incidence", "laplacians", "preconditioner", "solve_columns", "sum_zero_inverse"]
 
@@ -28,6 +31,8 @@ _MAX_HALVINGS = 50
 
 def incidence(n: int, pairs: np.ndarray) -> csr_array:
     """``(n, P)`` matrix with +1 at ``(i, p)`` and -1 at ``(j, p)`` for pair ``p = (i, j)``."""
+    from scipy.sparse import csr_array
+
     p = len(pairs)
     rows = np.concatenate([pairs[:, 0], pairs[:, 1]])
     cols = np.concatenate([np.arange(p), np.arange(p)])
@@ -59,6 +64,8 @@ def _with_ones(lap: np.ndarray) -> np.ndarray:
 
 def sum_zero_inverse(lap: np.ndarray) -> np.ndarray:
     """``(L + c 11')^-1`` of one Laplacian: on vectors summing to zero it is ``L``'s pseudo-inverse."""
+    from scipy.linalg import cho_factor, cho_solve
+
     system = _with_ones(lap)
     try:
         return cho_solve(cho_factor(system, check_finite=False), np.eye(len(system)), check_finite=False)
@@ -244,6 +251,8 @@ def _newton_steps(lap: np.ndarray, grad: np.ndarray) -> np.ndarray:
     estimate never reaches. Cholesky also avoids the threading overhead LAPACK's general solver
     has on matrices this small.
     """
+    from scipy.linalg import cho_factor, cho_solve
+
     system = _with_ones(lap)
     steps = np.empty_like(grad)
     for k in range(grad.shape[1]):

@@ -4,7 +4,6 @@ leaderboard's head-to-head win rates."""
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["wilson_interval"]
 
@@ -12,6 +11,8 @@ __all__ = ["wilson_interval"]
 def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion (stays inside [0, 1], sane at 0 and n successes).
     `successes` may be a sum of shares in [0, 1] (a tie counting half, or a judge's share of orders)."""
+    from scipy import stats
+
     if n <= 0:
         return (float("nan"), float("nan"))
     z = float(stats.norm.ppf(0.5 + level / 2))

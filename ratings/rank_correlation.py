@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
-from scipy.optimize import linear_sum_assignment
 
 __all__ = [
     "RankCorrelation",
@@ -51,6 +49,8 @@ def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's rho (Pearson correlation of average ranks) of each row pair."""
+    from scipy import stats
+
     rx = stats.rankdata(np.atleast_2d(x), axis=1)
     ry = stats.rankdata(np.atleast_2d(y), axis=1)
     rx -= rx.mean(axis=1, keepdims=True)
@@ -189,6 +189,8 @@ def order_bounds(judge_signs: np.ndarray, human_signs: np.ndarray) -> tuple[floa
     ) -> float:
         """Extreme of sum (r_i - c)(s_i - c): r a permutation with r_i in `fixed`'s ranges, s_i anywhere in
         `free`'s ranges independently."""
+        from scipy.optimize import linear_sum_assignment
+
         slot = np.arange(1, n + 1)[None, :] - centre  # (1, n) centred rank of each slot
         lo_s, hi_s = free[0][:, None] - centre, free[1][:, None] - centre
         pick = np.maximum if maximize else np.minimum

@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import pdtr
 
 __all__ = ["ClusterSampler", "MultinomialSampler", "TableCache"]
 
@@ -68,6 +67,8 @@ class _PoissonTable:
     """
 
     def __init__(self, lam: float) -> None:
+        from scipy.special import pdtr
+
         sd = math.sqrt(lam)
         self.offset = max(0, math.floor(lam - 12.0 * sd - 12.0))
         top = math.ceil(lam + 12.0 * sd + 30.0)

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import ndtr
 
 from ratings.scale import ELO_PER_NAT
 
@@ -91,6 +90,8 @@ def misorder_benefit(
 def expected_misorders(ratings: Mapping[str, float], pair_votes: Mapping[Pair, float]) -> float:
     """Expected number of pairs a Bradley-Terry fit of these votes orders wrongly, if `ratings` (Elo) are the
     truth (normal approximation): sum over pairs of Phi(-|gap| / se of the difference)."""
+    from scipy.special import ndtr
+
     design = _Design.build(ratings, {})
     _, var = design.spread(design.per_pair(pair_votes))
     return float(np.sum(ndtr(-design.gap / np.sqrt(var))))

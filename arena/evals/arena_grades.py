@@ -10,7 +10,6 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from scipy.stats import kendalltau, spearmanr
 from sqlalchemy import Engine, Integer, cast, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -124,6 +123,8 @@ def accuracy_by_model(engine: Engine, grader: str = "ocr_exact_text") -> dict[st
 def rank_agreement(accuracy: dict[str, Accuracy], ratings: dict[str, float]) -> dict[str, Any] | None:
     """Kendall tau-b and Spearman rho between text accuracy and the human board's ratings over the models
     in both (None with fewer than three)."""
+    from scipy.stats import kendalltau, spearmanr
+
     common = sorted(set(accuracy) & set(ratings))
     if len(common) < 3:
         return None

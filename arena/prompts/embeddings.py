@@ -17,11 +17,12 @@ import json
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-from scipy import sparse
-from scipy.special import erf
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 from prompts_taxonomy.freshness import lexical_vectors
 
@@ -79,6 +80,8 @@ def _flush(x: np.ndarray) -> np.ndarray:
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     """BERT's exact GELU: x * Phi(x)."""
+    from scipy.special import erf
+
     return _flush(0.5 * x * (1.0 + erf(x / np.float32(np.sqrt(2.0)))))
 
 

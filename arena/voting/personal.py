@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import connected_components
 
 from arena.voting.record import CountedVote
 from ratings import DEFAULT_ANCHOR_RATING, RatingsError, Votes, compute_board, count_pairs
@@ -115,6 +113,9 @@ def _placed_part(
     models: tuple[str, ...], pairs: np.ndarray, wins: np.ndarray, votes: np.ndarray
 ) -> np.ndarray:
     """Model indices of the win graph's strongly connected part with the most models, then votes (may be 1)."""
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components
+
     n = len(models)
     fwd, back = wins[:, 0] > 0, wins[:, 1] > 0
     rows = np.concatenate([pairs[fwd, 0], pairs[back, 1]])

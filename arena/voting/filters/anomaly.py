@@ -26,8 +26,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-
-from scipy.stats import binomtest, norm
+from functools import cache
 
 from arena.voting.filters.groups import Flag, PairRates, PairTotals, RawVote, VoteGroup, group_key
 from arena.voting.filters.protocol import GROUPINGS, BatchFilter
@@ -45,6 +44,24 @@ FAMILY = (
 LABEL = "unusual voting pattern"
 
 
+def normal_cdf(z: float) -> float:
+    """The standard normal CDF at `z`: scipy's `ndtr` ufunc, which is what `scipy.stats.norm.cdf` computes
+    (``norm.sf(z)`` is ``ndtr(-z)``) without its argument checks and broadcasting (about 50 times slower per
+    scalar, and run once per session, address and model by a first batch run over the whole history)."""
+    from scipy.special import ndtr
+
+    return float(ndtr(z))
+
+
+@cache
+def same_side_p_value(left: int, n: int) -> float:
+    """Two-sided p-value of `left` left picks in `n` fair coin flips (`scipy.stats.binomtest`), cached: sessions
+    share a few hundred (left, n) pairs, and each test costs a binomial search of about a millisecond."""
+    from scipy.stats import binomtest
+
+    return float(binomtest(left, n, 0.5).pvalue)
+
+
 def likelihood_p_value(probabilities: Sequence[float]) -> float:
     """One-sided p-value that votes whose chosen side had these probabilities came from an honest voter."""
     ll = mean = var = 0.0
@@ -56,7 +73,7 @@ def likelihood_p_value(probabilities: Sequence[float]) -> float:
         var += p * (1 - p) * math.log(p / (1 - p)) ** 2
     if var <= 0:
         return 1.0
-    return float(norm.cdf((ll - mean) / math.sqrt(var)))
+    return normal_cdf((ll - mean) / math.sqrt(var))
 
 
 def _favoritism(
@@ -76,7 +93,7 @@ def _favoritism(
     for model, (wins, expected, var, n) in stats.items():
         if n < MIN_MODEL_VOTES or var <= 0:
             continue
-        out.append((model, float(norm.sf((wins - expected) / math.sqrt(var))), int(wins), expected))
+        out.append((model, normal_cdf(-(wins - expected) / math.sqrt(var)), int(wins), expected))
     return out
 
 
@@ -118,7 +135,7 @@ def same_side(group: VoteGroup) -> list[Flag]:
         return []
     decisive = group.decisive
     left = sum(1 for v, w, _ in decisive if (v.a_side == "left") == (w == v.model_a))
-    p_side = binomtest(left, len(decisive), 0.5).pvalue
+    p_side = same_side_p_value(left, len(decisive))
     if p_side >= ALPHA:
         return []
     reason = f"chose the left image {left} of {len(decisive)} times (p={p_side:.2g})"
