@@ -53,8 +53,7 @@ from arena.web.leaderboard import page as leaderboard
 from arena.web.metrics import router as metrics_router
 from arena.web.observe import ObserveMiddleware
 from arena.web.openapi import conforming_openapi
-from arena.web.voter import kwise_routes, me
-from arena.web.voter import me, open_routes
+from arena.web.voter import kwise_routes, me, open_routes
 from arena.web.voter import private as private_sets
 from arena.web.voter import routes as voting
 from prompts_taxonomy import load_taxonomy

@@ -74,7 +74,10 @@ def walk(base: str, size: tuple[int, int], votes: int, out: Path, seed: int) -> 
         started = time.monotonic()
         for i in range(votes):
             _vote(page, phone, rng)
-            names = (page.locator("#reveal-left a").inner_text(), page.locator("#reveal-right a").inner_text())
+            names = (
+                page.locator("#reveal-left a").inner_text(),
+                page.locator("#reveal-right a").inner_text(),
+            )
             pairs.append(frozenset(names))
             widths = page.evaluate(
                 "[...document.querySelectorAll('#pair img')].filter(i => i.offsetParent)"

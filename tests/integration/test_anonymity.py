@@ -122,6 +122,8 @@ def test_no_pre_vote_byte_of_a_kwise_matchup_names_a_model(voting_settings, init
     assert revealed == 30 and labelled == 0
     assert shapes == {(png_length(512), (512, 512))}
     assert len(headers) == 1
+
+
 def test_a_live_open_battle_names_no_model_and_shows_no_side_finishing_first(settings, initialized):
     """Open-prompt battles: one model several times slower than the other. Every pre-vote byte the page gets (the arena
     page, every poll, both images and their headers) names no model; while the slow side is still generating, the

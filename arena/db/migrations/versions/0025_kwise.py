@@ -1,7 +1,7 @@
 """k-wise battles: served sets of K outputs, their image tokens, the votes (an order or all-equal) and verdicts
 
 Revision ID: 0025
-Revises: 0023
+Revises: 0024
 Create Date: 2026-12-03 22:45:00.000000
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0025"
-down_revision: str | None = "0023"
+down_revision: str | None = "0024"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
