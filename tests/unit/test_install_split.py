@@ -42,8 +42,11 @@ def test_make_run_installs_only_the_serving_extras() -> None:
     stamp = run_deps.group(1).strip()
     assert stamp == "$(RUN_STAMP)", "make run must not depend on the test install"
     recipe = _recipe("$(RUN_STAMP)")
-    assert "torch" not in recipe and "dev" not in recipe and "local" not in recipe
+    assert "torch" not in recipe and ".[dev" not in recipe and "local" not in recipe
     assert '-e ".[embeddings]"' in recipe
+    # uv where it can be had, pip when it cannot: the same install either way
+    assert 'uv pip install --quiet --python $(BIN)/python -e ".[embeddings]"' in recipe
+    assert '$(BIN)/python -m pip install --quiet -e ".[embeddings]"' in recipe
     test_recipe = _recipe("$(STAMP)")
     assert "torch==" in test_recipe and "eval" in test_recipe and "dev" in test_recipe
 
