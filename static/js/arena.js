@@ -122,11 +122,11 @@
   function openVote() {
     if (!state.waited || state.ready || state.voted || state.busy || !state.matchup) return;
     if (!seenBoth()) {
-      setStatus("Now look at B (tap B or swipe): voting opens once you have seen both images.");
+      setStatus("Now look at B (tap B or swipe) to open the vote.");
       return;
     }
     setChoicesEnabled(true);
-    setStatus("Which image is better? Use the buttons or the keys 1-4 shown on them.");
+    setStatus(PHONE.matches ? "Which image is better? Tap a button." : "Which image is better? Use the buttons or the keys 1-4 shown on them.");
   }
 
   function startWait(seconds) {
@@ -177,7 +177,7 @@
       $("pair").classList.remove("loading");
       $("skip").disabled = false;
       setStatus(PHONE.matches
-        ? "Look at A, then B (tap B or swipe); voting opens once you have seen both."
+        ? "Look at A, then B (tap B or swipe) to open the vote."
         : "Look at both images; voting opens in a moment.");
       startWait(Math.max(0, Number(m.min_seconds) || 0));
     } catch (err) {
