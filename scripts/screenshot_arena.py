@@ -1,5 +1,6 @@
 """Screenshots of the arena page at the sizes voters use, from a running arena (for example `make run`):
-docs/arena-1440x900.png, docs/arena-1366x768.png, docs/arena-390x844.png (and an edit matchup at 1440x900).
+docs/arena-1440x900.png, docs/arena-1366x768.png, docs/arena-390x844.png (and an edit matchup at 1440x900, the
+reveal after a vote at 1440x900 and 390x844).
 Each is the first screen only (no full-page capture), so it shows what a voter sees without scrolling.
 
     .venv/bin/python scripts/screenshot_arena.py http://127.0.0.1:8000 [--out docs]
@@ -31,8 +32,16 @@ def main() -> None:
             )
             page = context.new_page()
             page.goto(args.url.rstrip("/") + "/")
+            if phone:  # one image at a time: the vote opens once B was seen too
+                page.wait_for_selector("#pair:not(.loading)", timeout=60_000)
+                page.tap("#flip button[data-view=right]")
+                page.tap("#flip button[data-view=left]")
             page.wait_for_selector("button[data-choice=left]:not([disabled])", timeout=60_000)
             page.screenshot(path=str(args.out / f"arena-{width}x{height}.png"))
+            if phone:
+                page.tap("button[data-choice=right]")
+                page.wait_for_selector("#arena.revealed", timeout=30_000)
+                page.screenshot(path=str(args.out / f"arena-reveal-{width}x{height}.png"))
             if width == 1440:
                 page.click("button[data-choice=left]")
                 page.wait_for_selector("#arena.revealed", timeout=30_000)
