@@ -121,6 +121,7 @@
     if (b.reference) { $("open-side-reference").hidden = false; $("open-img-reference").src = b.reference; } else { $("open-side-reference").hidden = true; }
     try { await Promise.all(loads); } catch (err) { status(err.message); return; }
     $("open-stage").hidden = false;
+    $("open-stage").scrollIntoView({ block: "start" });  // a phone shows the form first: bring the images into view
     status("Look at both images; voting opens in a moment.");
     setTimeout(() => { if (st.battle === id && !st.voted) { choices(true); status("Which is better?"); } }, Math.max(0, Number(b.min_seconds) || 0) * 1000);
   }
