@@ -81,7 +81,8 @@ def plan_jobs(
     limit: int | None = None,
     retry_failed: bool = False,
 ) -> list[Job]:
-    """Every (active prompt, active model of the same modality) pair with no unpublished output yet.
+    """Every (active prompt, active model of the same modality) pair with no unpublished output yet, prompt by
+    prompt (all models on a prompt before the next), the first `limit` of them when given.
 
     Failed outputs are planned again when their failure was transient (timeout, rate limit, server error),
     or always with `retry_failed`. A pair whose outputs were published is asked with the seed moved on by
@@ -136,9 +137,10 @@ def plan_jobs(
                     ),
                 )  # type: ignore[arg-type]
             )
-            if limit is not None and len(jobs) >= limit:
-                return jobs
-    return jobs
+    # Prompt by prompt, every model on each: a limited run gives every model outputs for the same prompts, so it
+    # makes matchups (model by model, `--limit 160` filled one model and left the arena with no pair).
+    jobs.sort(key=lambda j: (j.prompt_id, j.model_slug))
+    return jobs if limit is None else jobs[:limit]
 
 
 class Backfill:

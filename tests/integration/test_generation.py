@@ -130,7 +130,7 @@ def test_transient_errors_are_retried_with_backoff_and_retry_after(world):
 
 def test_permanent_failures_are_recorded_listed_and_only_retried_on_request(world):
     settings, engine = world
-    jobs = _plan(settings, engine, limit=3)
+    jobs = _plan(settings, engine, limit=3, model="fake-a")
     refused, garbage = jobs[0].request.prompt, jobs[1].request.prompt
     provider = ScriptedProvider(
         {refused: [ContentRefused("moderation_blocked")], garbage: [b"<html>oops</html>"]}
@@ -206,3 +206,13 @@ def test_a_killed_backfill_reruns_to_completion_without_duplicates(world):
     assert all(
         r.status == "ok" and MediaStore(settings.media_dir).served_path(r.media_id) for r in _rows(engine)
     )
+
+
+def test_a_limited_plan_covers_every_model_on_the_same_prompts(world):
+    settings, engine = world
+    jobs = _plan(settings, engine, limit=10)
+    by_prompt: dict[str, set[str]] = {}
+    for j in jobs:
+        by_prompt.setdefault(j.prompt_id, set()).add(j.model_slug)
+    # two text-to-image models: 5 prompts with both, so a limited run already makes matchups
+    assert len(by_prompt) == 5 and all(models == {"fake-a", "fake-b"} for models in by_prompt.values())
