@@ -13,7 +13,12 @@ from arena.cli.common import database_session, engine_for, fail, load_settings, 
 def generate(
     model: Annotated[str | None, typer.Option(help="Only this model (slug).")] = None,
     modality: Annotated[str | None, typer.Option(help="Only text_to_image or image_editing.")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many outputs.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="At most this many outputs, prompt by prompt (every model on a prompt first)."
+        ),
+    ] = None,
     concurrency: Annotated[int, typer.Option(min=1, max=64, help="Concurrent calls per model.")] = 4,
     retry_failed: Annotated[bool, typer.Option(help="Also retry permanent failures.")] = False,
     failures: Annotated[bool, typer.Option("--failures", help="List recorded failures and exit.")] = False,
