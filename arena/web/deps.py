@@ -19,6 +19,9 @@ from prompts_taxonomy import Taxonomy
 # A database row id in a path. Id columns are 32-bit INTEGER on PostgreSQL, so anything larger is a 422 here
 # rather than an "integer out of range" from the database.
 RowId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A row id.")]
+# An open battle's id (URL-safe random token): anything else is a 422 here, never a NUL byte sent to PostgreSQL.
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+BattleId = Annotated[str, Path(pattern=TOKEN_PATTERN, description="An open battle's id.")]
 
 
 async def get_context(request: Request) -> AppContext:

@@ -35,7 +35,12 @@ def site(settings, initialized) -> Iterator[tuple[str, object, dict[str, str]]]:
 
 
 def _fill(path: str) -> str:
-    return re.sub(r"\{[^}]+\}", lambda m: "1" if "id" in m.group(0) else "x", path)
+    def value(name: str) -> str:
+        if name == "{battle_id}":
+            return "battle-token-xyz"  # an open battle's id is a URL-safe token (8-64 characters)
+        return "1" if "id" in name else "x"
+
+    return re.sub(r"\{[^}]+\}", lambda m: value(m.group(0)), path)
 
 
 def _sign_in(client: httpx.Client, token: str) -> str:

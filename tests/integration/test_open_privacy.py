@@ -99,7 +99,9 @@ def test_deletion_needs_the_operator_token_and_leaves_the_board_alone(world, cli
         "already_deleted": False,
     }
     assert client.post(url, headers=auth).json()["already_deleted"] is True
-    assert client.post("/api/v1/admin/open/prompts/nope/delete", headers=auth).status_code == 404
+    assert (
+        client.post("/api/v1/admin/open/prompts/nope-no-such-battle/delete", headers=auth).status_code == 404
+    )
     with Session(world.engine) as session:
         battle = session.get(OpenBattle, target)
         assert battle.prompt_text == "" and battle.deleted_at is not None

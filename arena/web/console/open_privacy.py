@@ -16,7 +16,7 @@ from arena.ops.operators import Identity
 from arena.prompts.open_privacy import delete_open_prompt
 from arena.web.console.base import console_page
 from arena.web.context import context_of
-from arena.web.deps import ContextDep, SettingsDep
+from arena.web.deps import BattleId, ContextDep, SettingsDep
 from arena.web.operator_auth import OperatorDep, check_form_post
 
 router = APIRouter(tags=["open prompts (operators)"])
@@ -35,7 +35,7 @@ def _delete(request: Request, battle_id: str, actor: str) -> dict[str, Any]:
 
 
 @router.get("/admin/open/prompts/{battle_id}/delete", response_class=HTMLResponse, include_in_schema=False)
-def delete_confirm(request: Request, battle_id: str, ctx: ContextDep) -> HTMLResponse:
+def delete_confirm(request: Request, battle_id: BattleId, ctx: ContextDep) -> HTMLResponse:
     """The confirmation step before a deletion (a plain form: it works without JavaScript)."""
 
     def build(_who: Identity) -> dict[str, Any]:
@@ -61,7 +61,7 @@ def delete_confirm(request: Request, battle_id: str, ctx: ContextDep) -> HTMLRes
 @router.post("/admin/open/prompts/{battle_id}/delete", include_in_schema=False)
 def delete_form(
     request: Request,
-    battle_id: str,
+    battle_id: BattleId,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
     confirm: Annotated[str, Form()] = "",
@@ -78,7 +78,7 @@ def delete_form(
 
 
 @router.post("/api/v1/admin/open/prompts/{battle_id}/delete")
-def delete_json(request: Request, battle_id: str, actor: OperatorDep) -> dict[str, Any]:
+def delete_json(request: Request, battle_id: BattleId, actor: OperatorDep) -> dict[str, Any]:
     """Erase one open battle's prompt text and reference upload (404 when unknown; repeat calls say
     `already_deleted`). The vote stays, so the open board does not change."""
     return _delete(request, battle_id, actor)

@@ -21,6 +21,7 @@ from arena.open_prompts.mode import OpenMode
 from arena.open_prompts.service import day_of
 from arena.voting.service_types import VoteError, Voter
 from arena.web.context import context_of
+from arena.web.deps import TOKEN_PATTERN, BattleId
 from arena.web.voter.routes import _answer_image, _size_class, same_origin
 
 router = APIRouter(tags=["open-prompt battles"])
@@ -44,7 +45,7 @@ class OpenVoteRequest(BaseModel):
     """A vote on a ready open battle."""
 
     model_config = ConfigDict(extra="forbid")
-    battle_id: str = Field(min_length=8, max_length=64)
+    battle_id: str = Field(pattern=TOKEN_PATTERN)
     choice: Literal["left", "right", "tie", "both_bad"]
     nonce: str = Field(default="", max_length=32)
     website: str = Field(default="", max_length=200, description="Leave empty.")
@@ -155,7 +156,7 @@ async def start_battle(body: StartRequest, request: Request) -> Response:
 
 
 @router.get("/api/v1/open/battles/{battle_id}", response_model=dict)
-async def battle_status(battle_id: str, request: Request) -> Response:
+async def battle_status(battle_id: BattleId, request: Request) -> Response:
     """The battle as the page may see it: generating (seconds elapsed), ready (both image URLs at once, the vote's
     challenge), or how it ended. No model and no side's own progress appear before the vote."""
     ctx = context_of(request.app)
@@ -221,7 +222,7 @@ async def open_image_route(token: str, request: Request, size: int | None = None
 
 
 @router.get("/api/v1/open/battles/{battle_id}/reference", include_in_schema=False)
-async def open_reference(battle_id: str, request: Request, size: int | None = None) -> Response:
+async def open_reference(battle_id: BattleId, request: Request, size: int | None = None) -> Response:
     """The normalized reference of an open edit battle, for its own session."""
     started = time.perf_counter()
     data = await run_in_threadpool(_image_bytes, request, battle_id, _size_class(size), True)
