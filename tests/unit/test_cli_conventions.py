@@ -36,6 +36,6 @@ def test_no_help_page_shows_a_bool_type_and_every_flag_is_listed_bare():
     assert re.search(r"^  --json\s+Print JSON\.$", generate, re.M)
     assert re.search(r"^  --retry-failed / --no-retry-failed$", generate, re.M)
     assert re.search(
-        r"^  --limit <int range>\s+At most this many outputs\.", generate, re.M
+        r"^  --limit <int range>\s+At most this many outputs, prompt by prompt", generate, re.M
     )  # values keep a type
     assert re.search(r"^  --version\s+Print the version and exit\.$", pages[""].stdout, re.M)
