@@ -19,13 +19,18 @@ and the methodology seeds hold no K-Sort Arena or other ranking data):
 * every arm is refitted every ``--batch`` interactions with :func:`ratings.fit_plackett_luce` (two-item rankings:
   Bradley-Terry), intervals by the cluster-robust sandwich over voter sessions.
 
-Time per interaction (``SECONDS_PER_INTERACTION``): the arena's minimum time (``ARENA_MIN_VOTE_SECONDS``, 2 s
-for two images, scaled per image as the K-wise flow does: 1 s per image) plus a decision time of
-``DECISION_SECONDS`` per comparison a voter needs to sort ``K`` images (optimal average: 1, 8/3, 14/3) plus
-``PLACE_SECONDS`` per image placed (``K - 1`` taps; one click for a pair). These are assumptions, not
-measurements: replace them with the K-wise browser test's measured time to a decision at the minimum time.
+Time per interaction (``--seconds``). By default the measured floor (``MEASURED_SECONDS``): the time to a decision
+at the minimum time that ``tests/e2e/test_decision_time.py`` measures in Chromium for a pair and for four images
+alike (served->stored; three taps and a submit, or one click); K = 3 interpolated. That is a lower bound on a
+human's time, not a human's time. ``--seconds assumed`` charges a model instead: the minimum time
+(``ARENA_MIN_VOTE_SECONDS``, 2 s for two images, scaled per image as the K-wise flow does: 1 s per image) plus a
+decision time of ``DECISION_SECONDS`` per comparison a voter needs to sort ``K`` images (optimal average: 1, 8/3,
+14/3) plus ``PLACE_SECONDS`` per image placed (``K - 1`` taps; one click for a pair); assumptions, not
+measurements. Voter-seconds are interactions times a per-arm constant, so a time ratio is the interaction ratio
+times the ratio of the two arms' seconds.
 
     python -m bench.bench_kwise [--quick] [--models 20] [--seeds 24] [--spreads 100,200] [--ks 2,3,4]
+        [--seconds measured|assumed|2=2.5,4=4.9]
 """
 
 from __future__ import annotations
@@ -71,8 +76,38 @@ def seconds_per_interaction(k: int) -> float:
     return MIN_VOTE_SECONDS * k / 2.0 + DECISION_SECONDS * SORT_COMPARISONS[k] + PLACE_SECONDS * (k - 1)
 
 
-#: The per-K seconds the bench charges; update from the K-wise browser test's measured time to a decision.
+#: The assumed model's per-K seconds (``--seconds assumed``): minimum time, sorting decisions and placements.
 SECONDS_PER_INTERACTION = {k: seconds_per_interaction(k) for k in (2, 3, 4)}
+
+#: Measured time to a decision at the minimum time, served->stored (median of 3 votes each), by
+#: ``tests/e2e/test_decision_time.py`` on 2026-12-04 (SQLite run; load average ~4 from a CI run beside it).
+#: The default: the floor of a voter's time per interaction in this arena's pages.
+MEASURED_SECONDS = {2: 2.53, 4: 4.93}
+
+
+def parse_seconds(text: str, ks: list[int]) -> dict[int, float]:
+    """Seconds per interaction for each K: ``assumed``, ``measured`` or ``2=2.5,4=4.9``; a K between two given
+    ones is interpolated linearly (the minimum time grows linearly in K)."""
+    if text == "assumed":
+        return {k: seconds_per_interaction(k) for k in ks}
+    given = dict(MEASURED_SECONDS) if text == "measured" else {}
+    if text != "measured":
+        for part in text.split(","):
+            k, _, value = part.partition("=")
+            given[int(k)] = float(value)
+    known = sorted(given)
+    out: dict[int, float] = {}
+    for k in ks:
+        if k in given:
+            out[k] = given[k]
+            continue
+        lower = [x for x in known if x < k]
+        upper = [x for x in known if x > k]
+        if not lower or not upper:
+            raise SystemExit(f"--seconds gives no figure around K={k}: give one for it")
+        a, b = lower[-1], upper[0]
+        out[k] = given[a] + (given[b] - given[a]) * (k - a) / (b - a)
+    return out
 
 
 @dataclass(frozen=True)
@@ -246,17 +281,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ks", default="2,3,4", help="K of the uniform K-subset arms (2 is the baseline)")
     parser.add_argument("--no-plan", action="store_true", help="skip the pairwise planner arm (slow)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    parser.add_argument(
+        "--seconds",
+        default="measured",
+        help="seconds per interaction: 'measured' (the browser test's floor, default), 'assumed' (minimum time "
+        "+ sorting decisions + placements) or K=s pairs such as 2=2.5,4=4.9",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.models, args.seeds, args.max_interactions, args.batch = 12, 4, 3000, 100
     ks = sorted({2, *(int(x) for x in args.ks.split(","))})
     arms = [f"k{k}" for k in ks] + ([] if args.no_plan else ["plan"])
-    secs = {f"k{k}": seconds_per_interaction(k) for k in ks} | {"plan": seconds_per_interaction(2)}
-    print(
-        "seconds per interaction: " + ", ".join(f"K={k}: {secs['k' + str(k)]:.2f}" for k in ks) + " "
-        f"(min time {MIN_VOTE_SECONDS:g} s per 2 images + {DECISION_SECONDS:g} s per sorting comparison "
-        f"+ {PLACE_SECONDS:g} s per placement; assumed, see the module doc)"
+    per_k = parse_seconds(args.seconds, ks)
+    secs = {f"k{k}": per_k[k] for k in ks} | {"plan": per_k[2]}
+    source = (
+        f"min time {MIN_VOTE_SECONDS:g} s per 2 images + {DECISION_SECONDS:g} s per sorting comparison "
+        f"+ {PLACE_SECONDS:g} s per placement; assumed, see the module doc"
+        if args.seconds == "assumed"
+        else "time to a decision at the minimum time measured in the browser, K between interpolated"
+        if args.seconds == "measured"
+        else "given with --seconds"
     )
+    print("seconds per interaction: " + ", ".join(f"K={k}: {per_k[k]:.2f}" for k in ks) + f" ({source})")
     print(
         "\n| spread | arm | s/interaction | interactions to tau 0.9 | ratio vs pairwise uniform "
         f"| interactions to mean half-width {TARGET_HALF_WIDTH:g} | ratio | voter-hours to tau 0.9 | ratio "

@@ -10,10 +10,12 @@ import pytest
 from bench.bench_kwise import (
     ALL_EQUAL,
     LAPSE,
+    MEASURED_SECONDS,
     MIN_VOTE_SECONDS,
     Job,
     first_passage,
     fit_state,
+    parse_seconds,
     rank_shown,
     run_arm,
     seconds_per_interaction,
@@ -26,6 +28,17 @@ def test_seconds_per_interaction_scale_the_minimum_time_per_image_and_grow_with_
     assert seconds_per_interaction(2) == pytest.approx(MIN_VOTE_SECONDS + 1.5 + 0.5)
     assert seconds_per_interaction(2) < seconds_per_interaction(3) < seconds_per_interaction(4)
     assert seconds_per_interaction(4) - seconds_per_interaction(2) > MIN_VOTE_SECONDS
+
+
+def test_seconds_default_to_the_measured_floor_and_interpolate_k3():
+    measured = parse_seconds("measured", [2, 3, 4])
+    assert measured[2] == MEASURED_SECONDS[2] and measured[4] == MEASURED_SECONDS[4]
+    assert measured[3] == pytest.approx((MEASURED_SECONDS[2] + MEASURED_SECONDS[4]) / 2)
+    assert measured[2] >= MIN_VOTE_SECONDS and measured[4] >= 2 * MIN_VOTE_SECONDS  # at least the minimums
+    assert parse_seconds("2=3,4=7", [2, 3, 4]) == {2: 3.0, 3: 5.0, 4: 7.0}
+    assert parse_seconds("assumed", [2, 4]) == {2: seconds_per_interaction(2), 4: seconds_per_interaction(4)}
+    with pytest.raises(SystemExit, match="K=5"):
+        parse_seconds("measured", [2, 5])
 
 
 def test_voters_follow_the_truth_except_for_lapses_and_all_equal_votes():
