@@ -21,30 +21,47 @@ def filter_(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Re-run the anomaly filters over every raw vote (votes are never changed, only verdicts); the rating
-    snapshot re-examines only sessions and addresses with new votes."""
+    """Re-run the anomaly filters over every raw vote and every K-wise ranking (votes are never changed, only
+    verdicts); the rating snapshot re-examines only sessions and addresses with new votes."""
     from sqlalchemy import func, select
 
-    from arena.db.tables import Vote, VoteVerdict
+    from arena.db.tables import KwiseVerdict, KwiseVote, Vote, VoteVerdict, utcnow
     from arena.ops import audit
     from arena.voting.filters.batch import run_batch_filters
+    from arena.voting.kwise_filters import filter_kwise
 
     settings = load_settings()
     with database_session(settings) as session:
-        counts = run_batch_filters(session.get_bind(), modality=modality, full=True)  # type: ignore[arg-type]
+        engine = session.get_bind()
+        counts = run_batch_filters(engine, modality=modality, full=True)  # type: ignore[arg-type]
+        with engine.begin() as conn:  # type: ignore[union-attr]
+            for m in [modality] if modality else ["text_to_image", "image_editing"]:
+                filter_kwise(conn, m, utcnow())  # K-wise votes: their batch verdicts, rewritten the same way
         audit.record(session, actor=audit.cli_actor(actor), action="votes.refilter", after=dict(counts))
         session.commit()
         total = session.exec(select(func.count()).select_from(Vote)).one()[0]  # type: ignore[call-overload]
         filtered = session.exec(
             select(func.count(func.distinct(VoteVerdict.vote_id))).where(VoteVerdict.kept == False)  # noqa: E712
         ).one()[0]  # type: ignore[call-overload]
-    result = {"votes": total, "filtered_votes": filtered, "anomaly_flags": dict(counts)}
+        k_total = session.exec(select(func.count()).select_from(KwiseVote)).one()[0]  # type: ignore[call-overload]
+        k_filtered = session.exec(
+            select(func.count(func.distinct(KwiseVerdict.vote_id))).where(KwiseVerdict.kept == False)  # noqa: E712
+        ).one()[0]  # type: ignore[call-overload]
+    result = {
+        "votes": total,
+        "filtered_votes": filtered,
+        "anomaly_flags": dict(counts),
+        "kwise_votes": k_total,
+        "kwise_filtered_votes": k_filtered,
+    }
     if as_json:
         print_json(result)
         return
     typer.echo(f"{total} votes, {filtered} filtered by at least one filter")
     for name, n in sorted(counts.items()):
         typer.echo(f"  {name}: {n}")
+    if k_total:
+        typer.echo(f"{k_total} K-wise rankings, {k_filtered} filtered by at least one filter")
 
 
 @app.command("summary")

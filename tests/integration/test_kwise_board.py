@@ -5,14 +5,17 @@ fewer rankings than ARENA_KWISE_MIN_RANKINGS are not yet rated; the endpoint is 
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import httpx
 import numpy as np
 import pytest
 from sqlalchemy import func, select
+from typer.testing import CliRunner
 
 from arena.app import create_app
+from arena.cli.main import app
 from arena.db.tables import KwiseVerdict, Vote
 from arena.voting.kwise_service import KwiseService
 from arena.voting.matchup_cache import PoolCache
@@ -102,3 +105,30 @@ def test_models_in_too_few_rankings_are_not_yet_rated_and_the_board_is_off_by_de
         assert httpx.get(url + "/api/v1/kwise/board").status_code == 404
         assert 'id="kwise-board"' not in httpx.get(url + "/leaderboard").text
         assert "Rank four" not in httpx.get(url + "/").text
+
+
+def _position_flagged(engine) -> set[int]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(KwiseVerdict.vote_id).where(KwiseVerdict.filter == "kwise_position"))
+        return {v for (v,) in rows}
+
+
+def test_votes_filter_re_runs_the_kwise_batch_filters_too(
+    kwise_settings, settings, world, frozen, monkeypatch
+):
+    """`arena votes filter` rewrites the K-wise verdicts as the board does and reports the rankings it filters."""
+    service = KwiseService(world, kwise_settings, load_taxonomy(), PoolCache(world, background=False))
+    rng = np.random.default_rng(3)
+    _play(service, frozen, rng, sessions=6, per_session=6)
+    _play(service, frozen, rng, sessions=1, per_session=12, by_position="lazy")
+    assert _position_flagged(world) == set()  # nothing has run the batch filters yet
+    monkeypatch.setenv("ARENA_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("ARENA_MEDIA_DIR", str(settings.media_dir))
+    monkeypatch.setenv("ARENA_MODELS_FILE", str(settings.models_file))
+    result = CliRunner().invoke(app, ["votes", "filter", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["kwise_votes"] == 6 * 6 + 12 and out["kwise_filtered_votes"] == 12
+    assert len(_position_flagged(world)) == 12
+    text = CliRunner().invoke(app, ["votes", "filter"], catch_exceptions=False).stdout
+    assert "48 K-wise rankings, 12 filtered by at least one filter" in text  # a second run: the same verdicts
