@@ -106,7 +106,12 @@
     try {
       const m = await post("/api/v1/kwise/matchups", { modality: state.modality });
       state.matchup = m;
-      $("k-prompt").textContent = m.prompt;
+      const prompt = $("k-prompt");
+      prompt.textContent = m.prompt;
+      prompt.classList.add("clamped");
+      $("k-more").setAttribute("aria-expanded", "false");
+      $("k-more").textContent = "more";
+      $("k-more").hidden = prompt.scrollHeight <= prompt.clientHeight + 2;
       $("k-prompt-label").textContent = m.modality === "image_editing" ? "Edit instruction" : "Prompt";
       const hints = $("k-hints");
       hints.replaceChildren();
@@ -195,6 +200,11 @@
   $("k-equal").addEventListener("click", () => submit(true));
   $("k-submit").addEventListener("click", () => submit(false));
   $("k-next").addEventListener("click", next);
+  $("k-more").addEventListener("click", () => {
+    const open = $("k-prompt").classList.toggle("clamped") === false;
+    $("k-more").setAttribute("aria-expanded", String(open));
+    $("k-more").textContent = open ? "less" : "more";
+  });
   for (const tab of root.querySelectorAll('[role="tab"]')) {
     tab.addEventListener("click", () => {
       if (state.busy || tab.dataset.modality === state.modality) return;

@@ -119,6 +119,24 @@ def test_desktop_order_by_keys_with_undo_then_all_equal(browser, rank_site, init
     page.context.close()
 
 
+def _prompt_is_clamped_with_more(page: Page) -> None:
+    """The prompt takes at most three lines before the images; a longer one has "more", which opens it."""
+    page.wait_for_function("document.getElementById('k-prompt').textContent !== 'Loading…'")
+    tall = page.evaluate(
+        "(() => { const p = document.getElementById('k-prompt'); const s = getComputedStyle(p);"
+        " const line = parseFloat(s.lineHeight) || parseFloat(s.fontSize) * 1.5;"
+        " return {h: p.clientHeight, line, over: p.scrollHeight > p.clientHeight + 2}; })()"
+    )
+    assert tall["h"] <= 3 * tall["line"] + 2, tall
+    more = page.locator("#k-more")
+    assert more.is_visible() == tall["over"]
+    if tall["over"]:
+        more.tap()
+        assert page.locator("#k-more").get_attribute("aria-expanded") == "true"
+        assert page.evaluate("document.getElementById('k-prompt').clientHeight") > tall["h"]
+        more.tap()
+
+
 def test_phone_shows_each_image_at_full_width_and_takes_a_tapped_order(browser, rank_site, initialized):
     page = _context_page(browser, 390, 844, phone=True)
     page.goto(rank_site + "/?mode=rank")
@@ -132,6 +150,7 @@ def test_phone_shows_each_image_at_full_width_and_takes_a_tapped_order(browser, 
     assert all(
         boxes[i + 1]["y"] > boxes[i]["y"] + boxes[i]["height"] - 1 for i in range(3)
     )  # one under another
+    _prompt_is_clamped_with_more(page)
     _opened(page)
     for position in (1, 3, 0):
         page.locator(f'.k-pick[data-position="{position}"]').tap()
