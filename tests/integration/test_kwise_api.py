@@ -170,3 +170,37 @@ def test_the_mode_is_off_by_default(settings, world, frozen):
     with serve(create_app(settings, engine=world, clock=frozen)) as url:
         r = httpx.post(url + "/api/v1/kwise/matchups", json={"modality": "text_to_image"})
         assert r.status_code == 404 and "ARENA_KWISE" in r.json()["detail"]
+
+
+def test_my_votes_lists_the_sessions_rankings_and_hides_the_models_of_one_that_did_not_count(
+    client, world, frozen
+):
+    assert client.get("/api/v1/me").json()["rankings"] == []
+    counted = _serve(client)
+    _fetch_all(client, counted)
+    frozen.advance(timedelta(seconds=5))
+    body = _vote(client, counted, order=[3, 1, 0, 2]).json()
+    assert body["counted"] is True
+    equal = _serve(client)
+    _fetch_all(client, equal)
+    frozen.advance(timedelta(seconds=5))
+    assert _vote(client, equal, all_equal=True).json()["counted"] is True
+    fast = _serve(client)
+    _fetch_all(client, fast)
+    frozen.advance(timedelta(seconds=1))
+    assert _vote(client, fast, order=[0, 1, 2, 3]).json()["counted"] is False
+    me = client.get("/api/v1/me").json()
+    assert me["total_votes"] == 0 and me["total_rankings"] == 3
+    newest, middle, oldest = me["rankings"]
+    assert newest["counted"] is False and newest["models"] is None and newest["names"] is None
+    assert newest["not_counted_because"] == [
+        {"filter": "too fast", "reason": "voted 1.00s after serving (< 4s)"}  # the scaled K-wise minimum
+    ]
+    assert middle["all_equal"] is True and len(middle["models"]) == 4
+    assert oldest["models"] == [body["models"][i]["slug"] for i in (3, 1, 0, 2)]  # best first, as ranked
+    page = client.get("/me").text
+    assert 'id="me-rankings"' in page and '3 "Rank four" rankings' in page
+    assert " &gt; ".join(oldest["names"]) in page and "All about equal" in page and "hidden" in page
+    assert 'id="me-votes"' not in page  # no pairwise votes: no empty pairwise table
+    other = httpx.get(str(client.base_url) + "/api/v1/me").json()  # another browser: nothing of this session
+    assert other["rankings"] == [] and other["total_rankings"] == 0

@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from arena.leaderboard import PublishedBoard
 from arena.leaderboard.boards import load_models
+from arena.voting.kwise_record import session_rankings
 from arena.voting.personal import MIN_COUNTED_VOTES, PersonalBoard, agreement, personal_board
 from arena.voting.record import counted_votes, session_record
 from arena.web.caches import BoardCache
@@ -27,6 +28,7 @@ from arena.web.voter.me_schemas import (
     AgreementOut,
     MeOut,
     ModalityRecordOut,
+    MyRankingOut,
     MyVoteOut,
     NotCountedOut,
     PersonalBoardOut,
@@ -123,7 +125,22 @@ def build_me(request: Request, page: int) -> MeOut:
         counted = counted_votes(conn, session_id) if any(record.counted.values()) else {}
         publics = {m: reader.snapshots.board(conn, m, "overall") for m in record.total}
         models = load_models(conn)
+        ranked, total_rankings = session_rankings(conn, session_id, limit=PER_PAGE)
     names = {slug: info.display_name for slug, info in models.items()}
+    rankings = [
+        MyRankingOut(
+            voted_at=r.voted_at,
+            modality=r.modality,
+            prompt=r.prompt,
+            k=r.k,
+            all_equal=r.all_equal,
+            models=list(r.models) if r.models is not None else None,
+            names=[names.get(m, m) for m in r.models] if r.models is not None else None,
+            counted=r.counted,
+            not_counted_because=[NotCountedOut(filter=label, reason=reason) for label, reason in r.why_not],
+        )
+        for r in ranked
+    ]
     votes = [
         MyVoteOut(
             voted_at=v.voted_at,
@@ -194,6 +211,8 @@ def build_me(request: Request, page: int) -> MeOut:
         pages=math.ceil(total / PER_PAGE),
         votes=votes,
         modalities=modalities,
+        total_rankings=total_rankings,
+        rankings=rankings,
     )
 
 

@@ -31,6 +31,24 @@ class MyVoteOut(BaseModel):
     not_counted_because: list[NotCountedOut]
 
 
+class MyRankingOut(BaseModel):
+    """One "Rank four" (K-wise) vote of this session."""
+
+    voted_at: datetime
+    modality: str
+    prompt: str = Field(description="The prompt (or edit instruction) of the K-wise matchup.")
+    k: int = Field(description="How many images were ranked.")
+    all_equal: bool = Field(description="The voter said the images were all about equal.")
+    models: list[str] | None = Field(
+        description="Slugs best first (in screen order when all equal); null when the vote did not count."
+    )
+    names: list[str] | None = Field(description="The display names of `models`.")
+    counted: bool = Field(
+        description="No vote filter left it out; only counted rankings feed the K-wise board."
+    )
+    not_counted_because: list[NotCountedOut]
+
+
 class PublicOut(BaseModel):
     """A model's row on the public overall board of the latest snapshot (null fields: not on it; a null rank with a
     rating: on it but not yet rated, see `arena.leaderboard.standing`)."""
@@ -121,3 +139,7 @@ class MeOut(BaseModel):
     pages: int
     votes: list[MyVoteOut] = Field(description="This page of the session's votes, newest first.")
     modalities: list[ModalityRecordOut]
+    total_rankings: int = Field(0, description="K-wise (Rank four) votes this session cast.")
+    rankings: list[MyRankingOut] = Field(
+        default_factory=list, description="The session's 50 newest K-wise votes, newest first."
+    )
