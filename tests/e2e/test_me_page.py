@@ -1,6 +1,7 @@
 """/me in a real Chromium (the site's CSP kept): vote through the arena page until 20 votes counted, then open
 "My votes" from the nav and find those votes, newest first with the models the reveal named, and a personal
-board (or the models it cannot place yet, with why); at phone width the page does not scroll sideways."""
+board (or the models it cannot place yet, with why); at phone width each vote is a card and nothing scrolls
+sideways."""
 
 from collections.abc import Iterator
 
@@ -57,9 +58,15 @@ def test_after_voting_through_the_page_my_votes_lists_them_and_fits_a_personal_b
     assert "no public board has been published yet" in page.locator("#agreement-text_to_image").inner_text()
     page.screenshot(path="/tmp/me-page.png", full_page=True)
     assert page.external_requests == []
-    # On a phone the tables scroll inside their regions; the page itself (and the methodology it links to,
-    # whose long commands used to widen it) stays as wide as the window.
+    # On a phone each vote is a card of labelled lines: the models are within the window, nothing scrolls
+    # sideways (the seven-column table did); the page itself (and the methodology it links to, whose long
+    # commands used to widen it) stays as wide as the window.
     page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(site + "/me")
+    assert page.locator("#me-votes .scroll").evaluate("r => r.scrollWidth <= r.clientWidth + 1")
+    for cell in (3, 4, 5):
+        box = page.locator("table.me-votes tbody tr").first.locator("td").nth(cell).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (cell, box)
     for path in ("/me", "/methodology"):
         page.goto(site + path)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
