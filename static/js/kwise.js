@@ -179,7 +179,11 @@
           $("k-reveal-" + i).textContent = "— " + model.name + (model.organization ? " (" + model.organization + ")" : "");
         });
         root.classList.add("revealed");
-        setStatus((allEqual ? "Recorded as all about equal." : "Ranking recorded.") + " The models are named under each image.");
+        // The whole order in one line, so a phone voter need not scroll past four images to read it.
+        const order = allEqual ? [] : state.order.map((pos, place) => PLACES[place] + " " + answer.models[pos].name);
+        setStatus(allEqual
+          ? "Recorded as all about equal. The models are named under each image."
+          : "Ranking recorded: " + order.join(", ") + ".");
       } else {
         setStatus(answer.message);
       }
@@ -193,6 +197,16 @@
       if (state.voted) $("k-next").focus();
     }
   }
+
+  // On a phone the status line sits in the sticky bar (as on the pairwise page), so the revealed order is on
+  // screen wherever the voter has scrolled; elsewhere it stays under the buttons.
+  const PHONE = window.matchMedia("(max-width: 700px)");
+  function placeStatus() {
+    if (PHONE.matches) $("k-choices").prepend($("k-status"));
+    else $("k-choices").after($("k-status"));
+  }
+  placeStatus();
+  PHONE.addEventListener("change", placeStatus);
 
   for (const b of root.querySelectorAll(".k-pick")) b.addEventListener("click", () => place(Number(b.dataset.position)));
   $("k-undo").addEventListener("click", undo);

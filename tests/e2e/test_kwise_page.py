@@ -22,6 +22,7 @@ from tests.conftest import serve
 from tests.support.demo_field import build_demo_field
 
 pytestmark = pytest.mark.e2e
+PLACES = ("1st", "2nd", "3rd", "4th")
 
 
 @pytest.fixture
@@ -83,6 +84,10 @@ def test_desktop_order_by_taps_at_the_minimum_time_reveals_the_models(
     page.locator("#k-submit").click()
     reveals = _revealed(page)
     assert all("Model" in r for r in reveals) and len(set(reveals)) == 4
+    status = page.locator("#k-status").inner_text()  # the whole order in one line, best first
+    names = [reveals[i].removeprefix("— ").rsplit(" (", 1)[0] for i in (2, 0, 3, 1)]  # less " (organization)"
+    expected = ", ".join(f"{p} {n}" for p, n in zip(PLACES, names, strict=True))
+    assert status == f"Ranking recorded: {expected}.", status
     vote = _votes(initialized)[-1]
     assert list(vote.order) == [2, 0, 3, 1] and not vote.all_equal
     assert list(vote.ranking) == [vote.models[i] for i in (2, 0, 3, 1)]
@@ -157,6 +162,12 @@ def test_phone_shows_each_image_at_full_width_and_takes_a_tapped_order(browser, 
     page.locator("#k-submit").tap()
     reveals = _revealed(page)
     assert all("Model" in r for r in reveals)
+    # the revealed order sits in the sticky bar, on screen wherever the voter scrolled to
+    status = page.locator("#k-choices #k-status")
+    assert status.inner_text().startswith("Ranking recorded: 1st ") and status.is_visible()
+    box = status.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844
+    assert not page.locator("#k-undo").is_visible()  # the bar holds the order and "Next four" only
     assert list(_votes(initialized)[-1].order) == [1, 3, 0, 2]
     page.context.close()
 
