@@ -60,7 +60,17 @@ def open_upkeep(ctx: JobContext) -> dict[str, int]:
 
 def snapshot_job(ctx: JobContext, params: dict[str, Any], progress: Progress) -> Outcome:
     """A rating snapshot of every board (cheap: the fit runs on pair counts), then the open prompts' upkeep."""
-    report = take_snapshot(ctx.engine, ctx.settings, now=ctx.clock())
+
+    def step(stage: str, done: int, total: int) -> None:
+        progress({"stage": stage, "done": done, "total": total})
+
+    report = take_snapshot(
+        ctx.engine,
+        ctx.settings,
+        now=ctx.clock(),
+        progress=lambda mod, done, total: step(f"{mod} boards", done, total),
+        filter_progress=step,
+    )
     details: dict[str, Any] = {
         "boards": report.boards,
         "failures": report.failures,

@@ -36,6 +36,7 @@ def snapshot_command(
                     seed=seed,
                     refilter=refilter,
                     progress=lambda mod, done, total: bars(f"{mod} boards", done, total),
+                    filter_progress=bars,
                 )
         except ValueError as exc:
             fail(str(exc).splitlines()[0])

@@ -60,13 +60,18 @@ def take_snapshot(
     refilter: bool = True,
     now: datetime | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    filter_progress: Callable[[str, int, int], None] | None = None,
 ) -> SnapshotReport:
     """Run the batch filters, then compute and store every board of each modality (or of one);
-    `progress(modality, boards done, boards of the modality)` is called after each board."""
+    `progress(modality, boards done, boards of the modality)` is called after each board and
+    `filter_progress(stage, groups done, groups of the stage)` after each chunk of the filter pass (the long part
+    of a first run after an upgrade)."""
     report = SnapshotReport(created_at=now or utcnow())
     filter_version = REGISTRY.filter_version()
     if refilter:
-        report.filtered = dict(run_batch_filters(engine, modality=modality, now=report.created_at))
+        report.filtered = dict(
+            run_batch_filters(engine, modality=modality, now=report.created_at, progress=filter_progress)
+        )
     else:
         update_tallies(engine)
     with engine.connect() as conn:

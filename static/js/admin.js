@@ -18,7 +18,7 @@
     if (progress && bar) {
       bar.max = progress.total || 1;
       bar.value = progress.done || 0;
-      if (count) count.textContent = (progress.done || 0) + "/" + (progress.total || 0);
+      if (count) count.textContent = (progress.stage ? progress.stage + ": " : "") + (progress.done || 0) + "/" + (progress.total || 0);
     }
   }
 

@@ -180,3 +180,46 @@ def test_snapshots_with_another_anchor_keep_every_rank_and_shift_each_board_by_o
         assert two["model-2"]["ci_high"] - two["model-2"]["ci_low"] > 1.0
     pool = PoolCache(world).load("text_to_image")
     assert pool.standings["model-2"].half_width > 0.5  # matchmaking sees the anchor's uncertainty too
+
+
+def test_the_snapshot_job_reports_the_filter_pass_then_the_boards_as_progress(settings, world, monkeypatch):
+    """A first run after an upgrade spends most of its time in the filter pass: the scheduled job says how far
+    it got there (groups examined of all, one report per chunk), then per board, on its job run."""
+    from arena.ops import job_runs as jobruns
+    from arena.voting.filters import batch
+    from scheduler.context import JobContext
+    from scheduler.jobs import execute_locked
+
+    monkeypatch.setattr(batch, "CHUNK", 7)  # several chunks from the 40 simulated voter sessions
+    settings = settings.model_copy(
+        update={
+            "demo_mode": True,
+            "bootstrap_rounds": 20,
+            "overall_anchor": "model-1",
+            "slice_anchor": "model-1",
+        }
+    )
+    _votes(settings, world)
+    with Session(world) as s:
+        sessions = len(set(s.exec(select(Vote.session_id)).all()))
+    seen: list[dict] = []
+    ctx = JobContext(
+        engine=world,
+        settings=settings,
+        holder="test",
+        check_lease=False,
+        on_progress=lambda job, details: seen.append(dict(details)),
+    )
+    run_id = jobruns.start_run(world, "rating_snapshot", ctx.clock(), trigger="test")
+    outcome = execute_locked(ctx, "rating_snapshot", run_id, {})
+    assert outcome.outcome == "ok", outcome.message
+    filtered = [p for p in seen if p["stage"] == "text_to_image sessions filtered"]
+    assert [p["done"] for p in filtered] == [0, *range(7, sessions, 7), sessions]
+    assert all(p["total"] == sessions for p in filtered)
+    boards = [p for p in seen if p["stage"] == "text_to_image boards"]
+    assert boards and boards[-1]["done"] == boards[-1]["total"]
+    assert seen.index(filtered[-1]) < seen.index(boards[0])  # the filter pass comes first
+    stored = jobruns.get_run(
+        world, run_id
+    )  # the run keeps the last report (console and `arena jobs` read it)
+    assert stored is not None and stored.details["progress"] == boards[-1]

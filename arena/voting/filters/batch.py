@@ -13,7 +13,7 @@ filter added, removed or given a new version).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -106,16 +106,30 @@ def _replace(
     return counts
 
 
+#: `progress(stage, groups done, groups of the stage)`, e.g. ("text_to_image sessions", 4000, 120000).
+FilterProgress = Callable[[str, int, int], None]
+
+
 def _examine(
-    engine: Engine, modality: str, grouping: Grouping, keys: list[str], rates: PairRates, now: datetime
+    engine: Engine,
+    modality: str,
+    grouping: Grouping,
+    keys: list[str],
+    rates: PairRates,
+    now: datetime,
+    progress: FilterProgress | None = None,
 ) -> Counter[str]:
     """Re-run the batch filters of one grouping (by session or by address) on the groups `keys`, one
     transaction per chunk of groups (so SQLite's write lock is held for one chunk at a time, never the whole
-    run)."""
+    run); `progress` hears after each chunk."""
     filters = REGISTRY.batch(grouping)
     column = GROUP_COLUMNS[grouping]
     by_session = grouping == "session"
     counts: Counter[str] = Counter()
+    stage = f"{modality} {'sessions' if by_session else 'addresses'} filtered"
+    done = 0
+    if progress is not None and keys:
+        progress(stage, 0, len(keys))
     for part in _chunks(keys, CHUNK):
         with engine.begin() as conn:
             tally_lock(conn)
@@ -133,14 +147,23 @@ def _examine(
                 for f in filters:
                     flags += f.evaluate(group)
             counts += _replace(conn, ids, flags, filters, now)
+        done += len(part)
+        if progress is not None:
+            progress(stage, done, len(keys))
     return counts
 
 
 def run_batch_filters(
-    engine: Engine, *, modality: str | None = None, now: datetime | None = None, full: bool = False
+    engine: Engine,
+    *,
+    modality: str | None = None,
+    now: datetime | None = None,
+    full: bool = False,
+    progress: FilterProgress | None = None,
 ) -> Counter[str]:
     """Update the registered batch filters' verdicts for the groups with new votes (or all groups with `full`);
-    returns how many verdicts each filter wrote in this run. Votes are never touched, only batch verdict rows."""
+    returns how many verdicts each filter wrote in this run. Votes are never touched, only batch verdict rows.
+    `progress(stage, done, total)` hears after each chunk of groups (a first run examines every group)."""
     now = now or utcnow()
     version = REGISTRY.batch_version()
     counts: Counter[str] = Counter()
@@ -178,7 +201,7 @@ def run_batch_filters(
                         addresses_set.add(address)
         for grouping in GROUPINGS:
             if REGISTRY.batch(grouping):
-                counts += _examine(engine, mod, grouping, sorted(found[grouping]), rates, now)
+                counts += _examine(engine, mod, grouping, sorted(found[grouping]), rates, now, progress)
         values = {"filter_version": version, "last_vote_id": int(last), "ran_at": now}
         with engine.begin() as conn:
             if mark is None:
