@@ -23,6 +23,14 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
+def _progress(progress: dict[str, Any]) -> str:
+    """A running job's last progress report in words ("text_to_image boards: 3 of 12 done"), or ""."""
+    if progress.get("done") is None or not progress.get("total"):
+        return ""
+    stage = f"{progress['stage']}: " if progress.get("stage") else ""
+    return f"{stage}{progress['done']:,} of {progress['total']:,} done"
+
+
 app = typer.Typer(
     help="Scheduled jobs: list them (no sub-command), or queue a run.", invoke_without_command=True
 )
@@ -64,10 +72,13 @@ def jobs_command(
     typer.echo(f"{'job':<20} {'last run':<21} {'duration':>9} {'outcome':<11} {'next run':<21} message")
     for job in overview:
         last = job.last
+        message = last.message if last else ""
+        if last is not None and last.outcome == "running":
+            message = _progress(last.details.get("progress") or {}) or message
         line = (
             f"{job.job:<20} {_when(last.started_at if last else None):<21} "
             f"{_duration(last.duration_seconds if last else None):>9} {(last.outcome if last else '-'):<11} "
-            f"{_when(job.next_run):<21} {(last.message if last else '')}"
+            f"{_when(job.next_run):<21} {message}"
         )
         typer.echo(line.rstrip() + (f" ({job.queued} queued)" if job.queued else ""))
 

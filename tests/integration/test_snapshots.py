@@ -223,3 +223,19 @@ def test_the_snapshot_job_reports_the_filter_pass_then_the_boards_as_progress(se
         world, run_id
     )  # the run keeps the last report (console and `arena jobs` read it)
     assert stored is not None and stored.details["progress"] == boards[-1]
+
+
+def test_arena_jobs_shows_a_running_snapshots_last_progress_report(settings, world, monkeypatch):
+    from arena.ops import job_runs as jobruns
+
+    run_id = jobruns.start_run(world, "rating_snapshot", datetime.now(UTC), trigger="test")
+    jobruns.update_details(
+        world,
+        run_id,
+        {"progress": {"stage": "text_to_image sessions filtered", "done": 4000, "total": 120000}},
+    )
+    monkeypatch.setenv("ARENA_DATABASE_URL", settings.database_url)
+    result = CliRunner().invoke(app, ["jobs"])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("rating_snapshot"))
+    assert "running" in line and line.endswith("text_to_image sessions filtered: 4,000 of 120,000 done")
