@@ -44,11 +44,14 @@ def test_make_run_installs_only_the_serving_extras() -> None:
     recipe = _recipe("$(RUN_STAMP)")
     assert "torch" not in recipe and ".[dev" not in recipe and "local" not in recipe
     assert '-e ".[embeddings]"' in recipe
-    # uv where it can be had, pip when it cannot: the same install either way
-    assert 'uv pip install --quiet --python $(BIN)/python -e ".[embeddings]"' in recipe
+    # uv where it can be had (it also creates the venv, without ensurepip), pip when it cannot: the same install
+    assert '$(UV) venv --quiet --python $(PYTHON) $(VENV)' in recipe and "|| $(PYTHON) -m venv $(VENV)" in recipe
+    assert '$(UV) pip install --quiet --python $(BIN)/python -e ".[embeddings]"' in recipe
     assert '$(BIN)/python -m pip install --quiet -e ".[embeddings]"' in recipe
+    assert "ensurepip" in recipe  # the pip fallback in a venv uv made (which has no pip)
     test_recipe = _recipe("$(STAMP)")
     assert "torch==" in test_recipe and "eval" in test_recipe and "dev" in test_recipe
+    assert "ensurepip" in test_recipe.splitlines()[0]  # pip first: the test install runs on pip
 
 
 def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
