@@ -45,7 +45,9 @@ def test_make_run_installs_only_the_serving_extras() -> None:
     assert "torch" not in recipe and ".[dev" not in recipe and "local" not in recipe
     assert '-e ".[embeddings]"' in recipe
     # uv where it can be had (it also creates the venv, without ensurepip), pip when it cannot: the same install
-    assert '$(UV) venv --quiet --python $(PYTHON) $(VENV)' in recipe and "|| $(PYTHON) -m venv $(VENV)" in recipe
+    assert (
+        "$(UV) venv --quiet --python $(PYTHON) $(VENV)" in recipe and "|| $(PYTHON) -m venv $(VENV)" in recipe
+    )
     assert '$(UV) pip install --quiet --python $(BIN)/python -e ".[embeddings]"' in recipe
     assert '$(BIN)/python -m pip install --quiet -e ".[embeddings]"' in recipe
     assert "ensurepip" in recipe  # the pip fallback in a venv uv made (which has no pip)
