@@ -330,6 +330,8 @@ def test_the_choices_read_in_the_words_of_the_arena_buttons(me_world):
     for v in votes:
         assert v["choice_words"] == buttons[v["choice"]]
     page = httpx.get(f"{me_world.url}/me", cookies={"arena_sid": me_world.mine}).text
-    cells = re.findall(r"<td>(A is better|B is better|Tie: both good|Both bad|[^<]*image better)</td>", page)
+    cells = re.findall(
+        r"<td[^>]*>(A is better|B is better|Tie: both good|Both bad|[^<]*image better)</td>", page
+    )
     assert len(cells) == len(votes) and set(cells) == set(buttons.values())
     assert '<th scope="col">A (left)</th><th scope="col">B (right)</th>' in page
