@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, islice
+from itertools import chain, count, islice
 
 import numpy as np
 
@@ -216,16 +216,17 @@ def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
     if len(set(head)) * 4 > len(head) * 3:  # few repeats: nothing to gain over decoding every line
         return _read_each(chain(head, rest), strict)
     texts = head + list(rest)
-    index = dict.fromkeys(texts)  # distinct lines in order of first appearance
-    fast = _read_distinct(texts, index, strict)
+    # One dictionary lookup per line, in C: a new line gets the next number (distinct lines in order of first
+    # appearance). A second pass to number them cost as much again once the distinct lines outgrow the cache.
+    index: defaultdict[str, int] = defaultdict(count().__next__)
+    ids = np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts))
+    fast = _read_distinct(ids, index, strict)
     return fast if fast is not None else _read_each(texts, strict)
 
 
-def _read_distinct(texts: list[str], index: dict[str, int | None], strict: bool) -> Battles | None:
-    """Decode each distinct line once; ``None`` if any line is not a clean record (or the file is an array)."""
-    for k, text in enumerate(index):
-        index[text] = k
-    ids = np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts))
+def _read_distinct(ids: np.ndarray, index: dict[str, int], strict: bool) -> Battles | None:
+    """Decode each distinct line once (`index`: line to number, `ids`: each line's number); ``None`` if any line
+    is not a clean record (or the file is an array)."""
     counts = np.bincount(ids, minlength=len(index))
     columns = _Columns()
     row_of = [-1] * len(index)

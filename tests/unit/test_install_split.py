@@ -48,12 +48,39 @@ def test_make_run_installs_only_the_serving_extras() -> None:
     assert (
         "$(UV) venv --quiet --python $(PYTHON) $(VENV)" in recipe and "|| $(PYTHON) -m venv $(VENV)" in recipe
     )
-    assert '$(UV) pip install --quiet --python $(BIN)/python -e ".[embeddings]"' in recipe
+    assert '$(UV) pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[embeddings]"' in recipe
     assert '$(BIN)/python -m pip install --quiet -e ".[embeddings]"' in recipe
     assert "ensurepip" in recipe  # the pip fallback in a venv uv made (which has no pip)
     test_recipe = _recipe("$(STAMP)")
     assert "torch==" in test_recipe and "eval" in test_recipe and "dev" in test_recipe
     assert "ensurepip" in test_recipe.splitlines()[0]  # pip first: the test install runs on pip
+
+
+def test_the_install_writes_bytecode_for_the_dependencies_and_the_checkout() -> None:
+    """uv installs no bytecode by default and PYTHONDONTWRITEBYTECODE (set here) stops Python caching it, so without
+    this every command compiled numpy, scipy and the arena again (bench/bench_cli.py measured about 1 s)."""
+    recipe = _recipe("$(RUN_STAMP)")
+    assert "--compile-bytecode" in recipe
+    assert "-m compileall -q -j 0 $(PACKAGES)" in recipe
+    packages = re.search(r"^PACKAGES := (.*)$", (ROOT / "Makefile").read_text(), re.M)
+    wheel = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert packages and packages.group(1).split() == wheel["packages"]
+
+
+def test_the_installed_environment_has_bytecode() -> None:
+    """What the recipe above leaves behind: cached bytecode next to numpy's, scipy's and the arena's sources."""
+    import importlib.util
+
+    import numpy
+    import scipy
+
+    import arena.cli.ratings
+
+    for module in (numpy, scipy, arena.cli.ratings):
+        cached = Path(importlib.util.cache_from_source(module.__file__))
+        assert cached.exists(), (
+            f"no bytecode for {module.__name__}: rebuild the venv (rm -rf .venv && make test)"
+        )
 
 
 def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:

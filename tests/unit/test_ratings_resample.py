@@ -42,10 +42,11 @@ def test_the_inversion_table_matches_cdf_inversion_cell_by_cell(lam):
         [3000, 5, 70, 64, 900, 0, 66],
     ],
 )
-def test_replicates_have_multinomial_totals_means_and_covariances(counts):
+@pytest.mark.parametrize("method", ["numpy", "poisson"])
+def test_replicates_have_multinomial_totals_means_and_covariances(counts, method):
     c = np.array(counts)
     n = int(c.sum())
-    draws = MultinomialSampler(c).draw(np.random.default_rng(7), 40_000)
+    draws = MultinomialSampler(c, method=method).draw(np.random.default_rng(7), 40_000)
     assert draws.shape == (len(c), 40_000)
     assert np.all(draws.sum(axis=0) == n)
     p = c / n
@@ -55,10 +56,13 @@ def test_replicates_have_multinomial_totals_means_and_covariances(counts):
     np.testing.assert_allclose(np.cov(draws), expected_cov, atol=0.06 * expected_cov.diagonal().max())
 
 
-def test_the_joint_distribution_passes_a_chi_square_test_against_the_exact_pmf():
-    c = np.array([5, 3, 4])  # N = 12 > K, so the Poisson path with top-up is used
+@pytest.mark.parametrize("method", ["numpy", "poisson"])
+def test_the_joint_distribution_passes_a_chi_square_test_against_the_exact_pmf(method):
+    c = np.array([5, 3, 4])  # N = 12 > K: "poisson" is the Poisson path with top-up
     n = int(c.sum())
-    draws = MultinomialSampler(c).draw(np.random.default_rng(11), 60_000)
+    sampler = MultinomialSampler(c, method=method)
+    assert sampler.method == method
+    draws = sampler.draw(np.random.default_rng(11), 60_000)
     outcomes = [k for k in itertools.product(range(n + 1), repeat=2) if sum(k) <= n]
     pmf = np.array([stats.multinomial.pmf([x, y, n - x - y], n, c / n) for x, y in outcomes])
     index = {k: m for m, k in enumerate(outcomes)}
@@ -70,6 +74,29 @@ def test_the_joint_distribution_passes_a_chi_square_test_against_the_exact_pmf()
     pooled_obs = np.append(observed[keep], observed[~keep].sum())
     pooled_exp = np.append(expected[keep], expected[~keep].sum())
     assert stats.chisquare(pooled_obs, pooled_exp).pvalue > 1e-3
+
+
+def test_numpy_draws_for_at_most_root_n_rows_and_the_poisson_path_above():
+    """The crossover (module docstring): numpy's binomial per row and replicate against the Poisson path's
+    2 sqrt(N) top-up votes per replicate."""
+    assert MultinomialSampler(np.full(570, 1754)).method == "numpy"  # 20 models' rows, a million votes
+    assert MultinomialSampler(np.full(2340, 427)).method == "poisson"  # 40 models
+    assert MultinomialSampler(np.full(100, 100)).method == "numpy"  # exactly sqrt(N) rows
+    assert MultinomialSampler(np.full(101, 100)).method == "poisson"
+    assert MultinomialSampler(np.array([1, 0, 1])).method == "votes"
+    with pytest.raises(ValueError, match="unknown method"):
+        MultinomialSampler(np.array([3, 4]), method="fast")
+
+
+def test_numpy_draws_come_back_as_rows_by_replicates_in_either_dtype():
+    c = np.array([900, 0, 50, 50])
+    sampler = MultinomialSampler(c)
+    assert sampler.method == "numpy"
+    as_int = sampler.draw(np.random.default_rng(5), 7)
+    as_float = sampler.draw(np.random.default_rng(5), 7, np.float64)
+    assert as_int.shape == (4, 7) and as_int.dtype == np.int32 and as_int.flags.c_contiguous
+    np.testing.assert_array_equal(as_int, as_float)
+    assert np.all(as_int.sum(axis=0) == 1000) and np.all(as_int[1] == 0)
 
 
 def test_same_seed_same_draws_and_unsorted_counts_are_fine():
@@ -112,7 +139,7 @@ def test_tables_only_for_small_means_so_memory_does_not_grow_with_the_votes():
 def test_draws_keep_their_digits():
     # pinned when the top-up stopped sorting its draws (the same stream as before)
     c = np.array([1750, 3, 1801, 0, 40, 1750, 7, 64, 12])
-    draws = MultinomialSampler(c).draw(np.random.default_rng(3), 4)
+    draws = MultinomialSampler(c, method="poisson").draw(np.random.default_rng(3), 4)
     assert draws.tolist() == [
         [1694, 1755, 1792, 1742],
         [4, 1, 3, 3],
@@ -139,7 +166,7 @@ def test_the_top_up_by_vote_table_or_by_sorting_gives_the_same_draws(counts, mon
     draws = []
     for vote_table in (0, 1 << 40):
         monkeypatch.setattr(resample, "_VOTE_TABLE_MAX", vote_table)
-        sampler = MultinomialSampler(counts)
+        sampler = MultinomialSampler(counts, method="poisson")
         draws.append([sampler.draw(np.random.default_rng(s), r, np.float64) for s, r in [(3, 1), (4, 300)]])
     for one, other in zip(*draws, strict=True):
         np.testing.assert_array_equal(one, other)
