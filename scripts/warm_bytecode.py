@@ -13,15 +13,19 @@ Python ignores a cached file whose source changed, so editing the code needs no 
 from __future__ import annotations
 
 import compileall
+import contextlib
 import importlib
+import io
 import pkgutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("arena", "ratings", "prompts_taxonomy", "scheduler")
-# Imported inside functions on the rating path (the fit's sparse products, connectivity checks, normal tails).
+# Imported inside functions: Typer's parameter conversion, and on the rating path scipy (the fit's sparse products,
+# connectivity checks, normal tails).
 LAZY = (
+    "typer._adapters",
     "scipy.sparse",
     "scipy.sparse.csgraph",
     "scipy.special",
@@ -45,6 +49,10 @@ def main() -> int:
             importlib.import_module(name)
         except Exception as exc:  # an optional extra that is not installed: nothing to warm there
             print(f"warm_bytecode: skipped {name} ({type(exc).__name__}: {exc})", file=sys.stderr)
+    for argv in (["--help"], ["ratings", "fit", "--help"]):  # what Typer imports only to run a command
+        sys.argv = ["arena", *argv]
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+            arena.entry.main()
     return 0 if ok else 1
 
 
