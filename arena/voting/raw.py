@@ -123,6 +123,17 @@ class RawConnection:
         rows = self.all(statement, values)
         return rows[0] if rows else None
 
+    def sql(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """Every row of a literal statement in the driver's own parameter style (dialect-specific callers)."""
+        cursor = self.dbapi.cursor()
+        try:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+        except self.dialect.loaded_dbapi.Error as exc:
+            raise self._fail(exc, sql, params, cursor) from exc
+        finally:
+            cursor.close()
+
     def executemany(self, statement: Prepared, values: Sequence[Mapping[str, Any]]) -> None:
         """Run `statement` once per mapping in `values`."""
         params = [statement.parameters(v) for v in values]

@@ -34,6 +34,7 @@ from arena.voting.matchmaking import Pair, Recent, pair_key
 from arena.voting.matchup_cache import PoolCache, PromptCard
 from arena.voting.matchup_pick import pick_matchup, prompt_hints
 from arena.voting.raw import RawConnection, raw_connection
+from arena.voting.served_history import ServedHistory
 from arena.voting.service_types import CHOICES, VoteError, Voter, WouldWait
 from prompts_taxonomy import Taxonomy
 
@@ -63,6 +64,9 @@ class ArenaService:
         self._queries = queries.PreparedQueries(engine.dialect)
         self._write_lock = threading.Lock()  # SQLite only
         self._hint_cache: dict[PromptCard, list[dict[str, str]]] = {}
+        # SQLite: the rules' view kept in memory and caught up at each serve (arena.voting.served_history);
+        # PostgreSQL reads it with `queries.SERVE_READ`.
+        self._history = ServedHistory() if sqlite else None
 
     def _hints(self, card: PromptCard) -> list[dict[str, str]]:
         """`prompt_hints` of a card, kept per card: they were rebuilt from the taxonomy on every serve. The
@@ -108,8 +112,11 @@ class ArenaService:
     # -- matchups -------------------------------------------------------------------------------------------
     def _recent(self, conn: RawConnection, modality: str, session_id: str) -> tuple[Recent, set[int]]:
         """What the variety rules read (arena.voting.matchmaking): pair counts among the modality's last WINDOW - 1
-        matchups, this session's first and last pairs; and the outputs this session voted on. One statement
+        matchups, this session's first and last pairs; and the outputs this session voted on. SQLite: from
+        memory, caught up with every process's commits (`ServedHistory`); PostgreSQL: one statement
         (`queries.SERVE_READ`)."""
+        if self._history is not None:
+            return self._history.recent(conn, modality, session_id)
         rows = conn.all(self._queries.serve_read, {"modality": modality, "session": session_id})
         return queries.recent_and_seen(rows)
 
