@@ -53,6 +53,7 @@ from arena.web.leaderboard import page as leaderboard
 from arena.web.metrics import router as metrics_router
 from arena.web.observe import ObserveMiddleware
 from arena.web.openapi import conforming_openapi
+from arena.web.vote_loop import vote_path_lifespan
 from arena.web.voter import kwise_routes, me, open_routes
 from arena.web.voter import private as private_sets
 from arena.web.voter import routes as voting
@@ -149,6 +150,7 @@ def create_app(
         description="Blind pairwise votes between image models, Bradley-Terry leaderboards, timing runs.",
         docs_url=None,  # served by arena.web.apidocs from vendored files (no CDN, no inline script)
         redoc_url=None,
+        lifespan=vote_path_lifespan,  # PostgreSQL without Redis: the vote path's connections on the loop
     )
     app.state.context = build_context(settings, engine or make_engine(settings.database_url), clock)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")

@@ -232,15 +232,22 @@ class PreparedQueries:
             found = self._with_verdicts[n_verdicts] = Prepared(_vote_with_verdicts(n_verdicts), self.dialect)
         return found
 
+    @staticmethod
+    def vote_params(vote: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The parameters of `vote_with_verdicts(len(verdicts))` (PostgreSQL)."""
+        params = dict(vote)
+        for i, verdict in enumerate(verdicts):
+            params.update({f"{name}_{i}": verdict[name] for name in VERDICT_COLUMNS})
+        return params
+
     def store_vote(
         self, conn: RawConnection, vote: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]
     ) -> int:
         """`store_vote` on a raw connection: same statements, same atomicity, same IntegrityError."""
         if self.postgres:
-            params = dict(vote)
-            for i, verdict in enumerate(verdicts):
-                params.update({f"{name}_{i}": verdict[name] for name in VERDICT_COLUMNS})
-            return int(conn.first(self.vote_with_verdicts(len(verdicts)), params)[0])
+            return int(
+                conn.first(self.vote_with_verdicts(len(verdicts)), self.vote_params(vote, verdicts))[0]
+            )
         cursor = conn.execute(self.insert_vote, vote)
         vote_id = int(cursor.lastrowid)
         cursor.close()

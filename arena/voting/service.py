@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import Connection, Engine, select, update
@@ -31,12 +31,15 @@ from arena.voting import queries
 from arena.voting.ballot import verdict_rows, vote_answer, vote_row
 from arena.voting.inflight import InFlight
 from arena.voting.matchmaking import Pair, Recent, pair_key
-from arena.voting.matchup_cache import PoolCache, PromptCard
+from arena.voting.matchup_cache import ModalityPool, PoolCache, PromptCard, ServedOutput
 from arena.voting.matchup_pick import pick_matchup, prompt_hints
 from arena.voting.raw import RawConnection, raw_connection
 from arena.voting.served_history import ServedHistory
 from arena.voting.service_types import CHOICES, VoteError, Voter, WouldWait
 from prompts_taxonomy import Taxonomy
+
+if TYPE_CHECKING:  # psycopg is imported only where the async pool is opened
+    from arena.voting.async_raw import AsyncRawPool
 
 __all__ = ["ArenaService", "VoteError", "Voter", "WouldWait", "served_pairs"]
 
@@ -64,6 +67,9 @@ class ArenaService:
         self._queries = queries.PreparedQueries(engine.dialect)
         self._write_lock = threading.Lock()  # SQLite only
         self._hint_cache: dict[PromptCard, list[dict[str, str]]] = {}
+        #: PostgreSQL without Redis, while a server runs: the vote path's connections on its event loop
+        #: (opened and closed by arena.web.vote_loop; the routes then call the `*_async` methods).
+        self.async_db: AsyncRawPool | None = None
         # SQLite: the rules' view kept in memory and caught up at each serve (arena.voting.served_history);
         # PostgreSQL reads it with `queries.SERVE_READ`.
         self._history = ServedHistory() if sqlite else None
@@ -120,11 +126,8 @@ class ArenaService:
         rows = conn.all(self._queries.serve_read, {"modality": modality, "session": session_id})
         return queries.recent_and_seen(rows)
 
-    def serve_matchup(
-        self, voter: Voter, modality: str, rng: np.random.Generator, now: datetime, *, wait: bool = True
-    ) -> dict[str, Any]:
-        """Create a matchup for `voter` and return what the page shows (no model identity anywhere). With
-        `wait=False`, raises `WouldWait` rather than wait for a lock or a first pool load."""
+    def _serve_start(self, modality: str, wait: bool) -> ModalityPool:
+        """The checks before a matchup is picked, and the modality's pool."""
         if not self.taxonomy.has("modality", modality):
             raise VoteError(404, f"unknown modality '{modality}'")
         if not wait and not self.pool.ready(modality):
@@ -134,48 +137,47 @@ class ArenaService:
             raise VoteError(
                 503, "no matchups yet: models need at least two outputs for some prompt (arena generate)"
             )
-        matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()
-        left_token, right_token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-        with self._connect() as conn:
-            # One read-and-pick at a time per process, and picks not yet committed are counted from
-            # `_in_flight`, so the rules see every matchup of this process (several processes can still
-            # interleave: the window cap may then be exceeded by the number of processes).
-            with self._serve_lock:
-                recent, seen = self._recent(conn, modality, voter.session_id)
-                recent = self._in_flight.merged(recent, modality, voter.session_id)
-                prompt_id, by_model, (left_model, right_model) = pick_matchup(
-                    pool, seen, recent, rng, self.settings
-                )
-                self._in_flight.add(matchup_id, modality, voter.session_id, pair_key(left_model, right_model))
-            left, right = by_model[left_model], by_model[right_model]
-            try:
-                with self._writing(conn, wait):
-                    conn.run(
-                        self._queries.insert_matchup,
-                        {
-                            "id": matchup_id,
-                            "session_id": voter.session_id,
-                            "client_hash": voter.client_hash,
-                            "modality": modality,
-                            "prompt_id": prompt_id,
-                            "left_output_id": left.output_id,
-                            "right_output_id": right.output_id,
-                            "left_model": left_model,
-                            "right_model": right_model,
-                            "left_token": left_token,
-                            "right_token": right_token,
-                            "challenge": challenge,
-                            "source": voter.source,
-                            "served_at": now,
-                            "expires_at": now + timedelta(seconds=self.settings.matchup_ttl_seconds),
-                            "left_fetched_at": None,
-                            "right_fetched_at": None,
-                        },
-                    )
-                    conn.commit()
-            finally:
-                with self._serve_lock:
-                    self._in_flight.discard(matchup_id)
+        return pool
+
+    def _pick(
+        self, pool: ModalityPool, recent: Recent, seen: set[int], voter: Voter, modality: str,
+        rng: np.random.Generator, matchup_id: str, ticket: int | None = None,
+    ) -> tuple[str, dict[str, ServedOutput], tuple[str, str]]:  # fmt: skip
+        """Pick under the serve lock and note the pick as in flight (see `serve_matchup`)."""
+        recent = self._in_flight.merged(recent, modality, voter.session_id, ticket)
+        picked = pick_matchup(pool, seen, recent, rng, self.settings)
+        left_model, right_model = picked[2]
+        self._in_flight.add(matchup_id, modality, voter.session_id, pair_key(left_model, right_model))
+        return picked
+
+    def _matchup_row(
+        self, voter: Voter, modality: str, now: datetime, matchup_id: str, prompt_id: str,
+        left: ServedOutput, right: ServedOutput, tokens: tuple[str, str], challenge: str,
+    ) -> dict[str, Any]:  # fmt: skip
+        return {
+            "id": matchup_id,
+            "session_id": voter.session_id,
+            "client_hash": voter.client_hash,
+            "modality": modality,
+            "prompt_id": prompt_id,
+            "left_output_id": left.output_id,
+            "right_output_id": right.output_id,
+            "left_model": left.model_slug,
+            "right_model": right.model_slug,
+            "left_token": tokens[0],
+            "right_token": tokens[1],
+            "challenge": challenge,
+            "source": voter.source,
+            "served_at": now,
+            "expires_at": now + timedelta(seconds=self.settings.matchup_ttl_seconds),
+            "left_fetched_at": None,
+            "right_fetched_at": None,
+        }
+
+    def _matchup_answer(
+        self, pool: ModalityPool, modality: str, matchup_id: str, prompt_id: str, tokens: tuple[str, str],
+        challenge: str,
+    ) -> dict[str, Any]:  # fmt: skip
         MATCHUPS.labels(modality).inc()
         card = pool.prompts[prompt_id]
         return {
@@ -184,13 +186,82 @@ class ArenaService:
             "prompt": card.text,
             "edit_kind": card.edit_kind,
             "hints": self._hints(card),
-            "images": {"left": f"/img/{left_token}", "right": f"/img/{right_token}"},
+            "images": {"left": f"/img/{tokens[0]}", "right": f"/img/{tokens[1]}"},
             "reference": f"/api/v1/matchups/{matchup_id}/reference" if card.reference_image_id else None,
             "challenge": challenge,
             "difficulty": self.settings.pow_difficulty_bits,
             "min_seconds": self.settings.min_vote_seconds,
             "expires_in": self.settings.matchup_ttl_seconds,
         }
+
+    def serve_matchup(
+        self, voter: Voter, modality: str, rng: np.random.Generator, now: datetime, *, wait: bool = True
+    ) -> dict[str, Any]:
+        """Create a matchup for `voter` and return what the page shows (no model identity anywhere). With
+        `wait=False`, raises `WouldWait` rather than wait for a lock or a first pool load."""
+        pool = self._serve_start(modality, wait)
+        matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()
+        tokens = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        with self._connect() as conn:
+            # One read-and-pick at a time per process, and picks not yet committed are counted from
+            # `_in_flight`, so the rules see every matchup of this process (several processes can still
+            # interleave: the window cap may then be exceeded by the number of processes).
+            with self._serve_lock:
+                recent, seen = self._recent(conn, modality, voter.session_id)
+                prompt_id, by_model, (left_model, right_model) = self._pick(
+                    pool, recent, seen, voter, modality, rng, matchup_id
+                )
+            left, right = by_model[left_model], by_model[right_model]
+            row = self._matchup_row(
+                voter, modality, now, matchup_id, prompt_id, left, right, tokens, challenge
+            )
+            try:
+                with self._writing(conn, wait):
+                    conn.run(self._queries.insert_matchup, row)
+                    conn.commit()
+            finally:
+                with self._serve_lock:
+                    self._in_flight.discard(matchup_id)
+        return self._matchup_answer(pool, modality, matchup_id, prompt_id, tokens, challenge)
+
+    async def serve_matchup_async(
+        self, db: AsyncRawPool, voter: Voter, modality: str, rng: np.random.Generator, now: datetime
+    ) -> dict[str, Any]:
+        """`serve_matchup` on the event loop (PostgreSQL, arena.voting.async_raw): the same read, pick and
+        insert. The reads overlap (no lock is held while PostgreSQL answers), so a matchup this process committed
+        after a read began is counted for that read from `_in_flight` (its ticket); raises
+        `WouldWait` (nothing stored) when the modality's pool has not been loaded yet (that load blocks)."""
+        pool = self._serve_start(modality, wait=False)
+        matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()
+        tokens = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        async with db.connection() as conn:
+            with self._serve_lock:
+                ticket = self._in_flight.begin_read()
+            try:
+                rows = await conn.all(
+                    self._queries.serve_read, {"modality": modality, "session": voter.session_id}
+                )
+                recent, seen = queries.recent_and_seen(rows)
+                with self._serve_lock:
+                    prompt_id, by_model, (left_model, right_model) = self._pick(
+                        pool, recent, seen, voter, modality, rng, matchup_id, ticket
+                    )
+            finally:
+                with self._serve_lock:
+                    self._in_flight.end_read(ticket)
+            left, right = by_model[left_model], by_model[right_model]
+            row = self._matchup_row(
+                voter, modality, now, matchup_id, prompt_id, left, right, tokens, challenge
+            )
+            try:
+                await conn.run(self._queries.insert_matchup, row)
+            except BaseException:
+                with self._serve_lock:
+                    self._in_flight.discard(matchup_id)
+                raise
+            with self._serve_lock:
+                self._in_flight.committed(matchup_id)
+        return self._matchup_answer(pool, modality, matchup_id, prompt_id, tokens, challenge)
 
     def fetch_image(self, token: str, session_id: str | None, now: datetime) -> str | None:
         """The media id behind a per-matchup image token, for the matchup's own session only, while the matchup
@@ -245,6 +316,26 @@ class ArenaService:
         return m.left_model, m.right_model
 
     # -- votes ----------------------------------------------------------------------------------------------
+    def _checked_vote(
+        self, m: Any, voter: Voter, choice: str, now: datetime, nonce: str, honeypot: str
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The vote row and its verdicts for the matchup row `m`, or `VoteError` when it cannot count."""
+        if m is None:
+            raise VoteError(404, "unknown matchup")
+        if m.session_id != voter.session_id:
+            raise VoteError(403, "this matchup was served to another session")
+        if now > m.expires_at:
+            raise VoteError(410, "this matchup has expired; load a new one")
+        if voter.source == "human" and not proof.check(m.challenge, nonce, self.settings.pow_difficulty_bits):
+            raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
+        vote = vote_row(m, voter, choice, now, honeypot, self.settings.methodology_version)
+        return vote, verdict_rows(vote["signals"], self.settings, now)
+
+    def _vote_answer(self, m: Any, choice: str, verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+        dropped = [v["filter"] for v in verdicts if not v["kept"]]
+        VOTES.labels("filtered" if dropped else "kept", dropped[0] if dropped else "").inc()
+        return vote_answer(m, choice, verdicts, self.pool)
+
     def cast_vote(
         self,
         voter: Voter,
@@ -262,29 +353,38 @@ class ArenaService:
             raise VoteError(422, f"choice must be one of {', '.join(CHOICES)}")
         with self._connect() as conn:
             m = conn.first(self._queries.vote_read, {"matchup_id": matchup_id})
-            if m is None:
-                raise VoteError(404, "unknown matchup")
-            if m.session_id != voter.session_id:
-                raise VoteError(403, "this matchup was served to another session")
-            if now > m.expires_at:
-                raise VoteError(410, "this matchup has expired; load a new one")
-            if voter.source == "human" and not proof.check(
-                m.challenge, nonce, self.settings.pow_difficulty_bits
-            ):
-                raise VoteError(403, "missing or invalid proof of work")  # an anti-bot check, like a captcha
+            vote, verdicts = self._checked_vote(m, voter, choice, now, nonce, honeypot)
             if not wait and not self.pool.ready(m.modality):
                 raise WouldWait  # the reveal below reads the pool
-            vote = vote_row(m, voter, choice, now, honeypot, self.settings.methodology_version)
-            verdicts = verdict_rows(vote["signals"], self.settings, now)
             try:
                 with self._writing(conn, wait):
                     self._queries.store_vote(conn, vote, verdicts)
                     conn.commit()  # acknowledged only after this
             except IntegrityError:
                 raise VoteError(409, "this matchup already has a vote") from None
-        dropped = [v["filter"] for v in verdicts if not v["kept"]]
-        VOTES.labels("filtered" if dropped else "kept", dropped[0] if dropped else "").inc()
-        return vote_answer(m, choice, verdicts, self.pool)
+        return self._vote_answer(m, choice, verdicts)
+
+    async def cast_vote_async(
+        self, db: AsyncRawPool, voter: Voter, matchup_id: str, choice: str, now: datetime, *, nonce: str = "",
+        honeypot: str = "",
+    ) -> dict[str, Any]:  # fmt: skip
+        """`cast_vote` on the event loop (PostgreSQL, arena.voting.async_raw): the same read and the same one
+        atomic statement, acknowledged once it returned (autocommit); `WouldWait` (nothing stored) when the
+        pool the reveal reads has not been loaded yet."""
+        if choice not in CHOICES:
+            raise VoteError(422, f"choice must be one of {', '.join(CHOICES)}")
+        async with db.connection() as conn:
+            m = await conn.first(self._queries.vote_read, {"matchup_id": matchup_id})
+            vote, verdicts = self._checked_vote(m, voter, choice, now, nonce, honeypot)
+            if not self.pool.ready(m.modality):
+                raise WouldWait
+            try:
+                await conn.first(
+                    self._queries.vote_with_verdicts(len(verdicts)), self._queries.vote_params(vote, verdicts)
+                )
+            except IntegrityError:
+                raise VoteError(409, "this matchup already has a vote") from None
+        return self._vote_answer(m, choice, verdicts)
 
 
 _MATCHUPS = Matchup.__table__  # type: ignore[attr-defined]

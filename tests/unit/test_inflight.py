@@ -46,3 +46,29 @@ def test_a_session_past_its_first_matchups_keeps_them_and_only_its_last_pairs_mo
     merged = pending.merged(stored, "text_to_image", "s1")
     assert list(merged.session_first) == first and merged.session_served == FIRST_MATCHUPS
     assert list(merged.session_last) == [AB] * (NO_REPEAT - 1) + [BC]
+
+
+def test_a_matchup_committed_while_a_read_was_running_counts_for_that_read_only():
+    """Overlapping reads (PostgreSQL on the event loop): a read that began before a commit may lack the row."""
+    stored = Recent({AB: 1})
+    pending = InFlight()
+    early = pending.begin_read()
+    pending.add("m1", "text_to_image", "s1", AC)
+    pending.committed("m1")  # committed while `early` was running
+    late = pending.begin_read()  # began after the commit: its read has the row
+    assert pending.merged(stored, "text_to_image", "s2", early).window == {AB: 1, AC: 1}
+    assert pending.merged(stored, "text_to_image", "s2", late) is stored
+    assert len(pending) == 1
+    pending.end_read(early)
+    assert len(pending) == 0  # no read that could lack it is left
+    pending.end_read(late)
+    assert pending.merged(stored, "text_to_image", "s2", pending.begin_read()) is stored
+
+
+def test_a_commit_with_no_read_running_is_forgotten_at_once():
+    pending = InFlight()
+    pending.add("m1", "text_to_image", "s1", AC)
+    pending.committed("m1")
+    assert len(pending) == 0
+    ticket = pending.begin_read()
+    assert pending.merged(Recent({}), "text_to_image", "s1", ticket).window == {}

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 import numpy as np
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
@@ -23,6 +23,9 @@ from arena.media.variants import FULL_SIZE, MEDIA_TYPE, SIZE_CLASSES, serve_vari
 from arena.voting.service import VoteError, Voter, WouldWait
 from arena.web.context import context_of
 from arena.web.media import NO_STORE
+
+if TYPE_CHECKING:
+    from arena.voting.async_raw import AsyncRawPool
 
 router = APIRouter(tags=["arena"])
 T = TypeVar("T")
@@ -95,7 +98,9 @@ def _raise(exc: VoteError) -> NoReturn:
     raise HTTPException(exc.status, exc.message) from None
 
 
-async def _run(request: Request, fn: Callable[..., T], *args: Any) -> T:
+async def _run(
+    request: Request, fn: Callable[..., T], *args: Any, on_loop: Callable[..., Awaitable[T]] | None = None
+) -> T:
     """Run the blocking part of a vote-path request (rate limits, which may ask Redis; the database).
 
     On SQLite without Redis it runs on the event loop: everything it waits for is in this process, and a
@@ -103,9 +108,17 @@ async def _run(request: Request, fn: Callable[..., T], *args: Any) -> T:
     about half the server CPU per pair in bench/bench_votepath.py). It is called with `wait=False`, so instead of
     waiting for SQLite's write lock held by another writer (a scheduler job, another process) or for a first
     pool load, it raises `WouldWait` with nothing stored, and the call is made again on a vote-path thread.
-    Otherwise (PostgreSQL, Redis: network round trips) it runs on the app's vote-path threads, with this
-    request's context variables (request id, audit source)."""
+    On PostgreSQL without Redis, while the server's async pool is open (arena.web.vote_loop), `on_loop` runs
+    it on the loop with async connections (again `WouldWait` before a first pool load sends it to a thread).
+    Otherwise (PostgreSQL without the pool, Redis: blocking round trips) it runs on the app's vote-path
+    threads, with this request's context variables (request id, audit source)."""
     ctx = context_of(request.app)
+    db = ctx.arena.async_db
+    if on_loop is not None and db is not None:
+        try:
+            return await on_loop(db, *args)
+        except WouldWait:
+            pass
     if ctx.vote_inline:
         try:
             return fn(*args, wait=False)
@@ -131,6 +144,17 @@ def _serve(request: Request, modality: str, *, wait: bool) -> tuple[dict, str | 
     return payload, new
 
 
+async def _serve_on_loop(db: AsyncRawPool, request: Request, modality: str) -> tuple[dict, str | None]:
+    """`_serve` with the async connections (PostgreSQL)."""
+    ctx = context_of(request.app)
+    voter, new = _admit(request, new_session=True)
+    try:
+        payload = await ctx.arena.serve_matchup_async(db, voter, modality, RNG, ctx.clock())
+    except VoteError as exc:
+        _raise(exc)
+    return payload, new
+
+
 @router.post(
     "/api/v1/matchups",
     dependencies=[Depends(same_origin)],
@@ -144,7 +168,7 @@ def _serve(request: Request, modality: str, *, wait: bool) -> tuple[dict, str | 
 )
 async def new_matchup(body: MatchupRequest, request: Request) -> Response:
     """A blind matchup: prompt, hints, two image URLs (left/right random), and the vote's proof-of-work challenge."""
-    payload, new_session = await _run(request, _serve, request, body.modality)
+    payload, new_session = await _run(request, _serve, request, body.modality, on_loop=_serve_on_loop)
     response = _json(payload)
     if new_session is not None:
         context_of(request.app).sessions.set_cookie(response, request, new_session)
@@ -168,10 +192,22 @@ def _cast(request: Request, body: VoteRequest, *, wait: bool) -> dict:
         _raise(exc)
 
 
+async def _cast_on_loop(db: AsyncRawPool, request: Request, body: VoteRequest) -> dict:
+    """`_cast` with the async connections (PostgreSQL)."""
+    ctx = context_of(request.app)
+    voter, _ = _admit(request, new_session=False)
+    try:
+        return await ctx.arena.cast_vote_async(
+            db, voter, body.matchup_id, body.choice, ctx.clock(), nonce=body.nonce, honeypot=body.website
+        )
+    except VoteError as exc:
+        _raise(exc)
+
+
 @router.post("/api/v1/votes", dependencies=[Depends(same_origin)], response_model=dict)
 async def vote(body: VoteRequest, request: Request) -> Response:
     """Record a vote on a matchup served to this session, then reveal both models."""
-    return _json(await _run(request, _cast, request, body))
+    return _json(await _run(request, _cast, request, body, on_loop=_cast_on_loop))
 
 
 #: Served matchup images (and edit references) are answered on multiples of this many seconds after the request
