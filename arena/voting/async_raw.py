@@ -79,7 +79,8 @@ class AsyncRawPool:
 
     The queue holds an idle connection or a free slot (None) for each of the `size`; a request takes one (waiting
     at most ACQUIRE_SECONDS), connects on a free slot, and gives back its connection, or a free slot if the
-    connection broke. A connection idle for IDLE_PING_SECONDS is checked before use, as the engine's pool does."""
+    connection broke. A connection idle for IDLE_PING_SECONDS, or since another connection was found broken, is
+    checked before use (the engine's pool checks idle ones and drops every connection on a disconnect)."""
 
     def __init__(self, engine: Engine, size: int = POOL_SIZE) -> None:
         self.engine = engine
@@ -87,11 +88,14 @@ class AsyncRawPool:
         # and its psycopg adapters), so these connections see what the engine's do
         self._args, self._kwargs = engine.dialect.create_connect_args(engine.url)
         self.size = size
-        self._queue: asyncio.Queue[tuple[psycopg.AsyncConnection, float] | None] = asyncio.Queue()
+        # last in, first out: the connection used last is taken first, and a free slot (a new connection) only
+        # when every open one is busy
+        self._queue: asyncio.LifoQueue[tuple[psycopg.AsyncConnection, float] | None] = asyncio.LifoQueue()
         for _ in range(size):
             self._queue.put_nowait(None)
         self._open: set[psycopg.AsyncConnection] = set()
         self.closed = False
+        self._broken_at = float("-inf")  # connections idle since before this are checked before use
 
     async def _connect(self) -> psycopg.AsyncConnection:
         try:
@@ -107,7 +111,8 @@ class AsyncRawPool:
         if held is None:
             return await self._connect()
         conn, idle_since = held
-        if not conn.closed and time.monotonic() - idle_since < IDLE_PING_SECONDS:
+        fresh = time.monotonic() - idle_since < IDLE_PING_SECONDS and idle_since > self._broken_at
+        if not conn.closed and fresh:
             return conn
         try:
             if not conn.closed:
@@ -145,6 +150,8 @@ class AsyncRawPool:
             yield wrapped
         finally:
             if wrapped.broken or conn.closed or self.closed:
+                if wrapped.broken:  # the server restarted or dropped us: check the idle ones before use
+                    self._broken_at = time.monotonic()
                 await self._discard(conn)
                 self._queue.put_nowait(None)
             else:

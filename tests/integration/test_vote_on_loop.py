@@ -1,11 +1,14 @@
 """PostgreSQL without Redis: while a server runs, matchups and votes run on its event loop with async
 connections (arena.voting.async_raw, opened by the app's lifespan), with the answers of the thread path: a vote
 stored once and acknowledged, a second vote 409, another session's vote 403, an unknown matchup 404; the pool is
-closed with the server. The thread path is made to fail, so every answer here comes from the loop."""
+closed with the server; connections the database dropped cost one 503, after which the pool checks the others
+before use. The thread path is made to fail, so every answer here comes from the loop."""
+
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from arena.app import create_app
 from arena.db.tables import Vote
@@ -65,3 +68,37 @@ def test_matchups_and_votes_run_on_the_loop_with_the_thread_paths_answers(settin
         assert conn.execute(select(func.count()).select_from(Vote)).scalar_one() == 2
     assert [m for m, _ in stored] == [served[0]["id"], served[1]["id"]]
     assert stored[1][1] == "tie"
+
+
+def test_dropped_connections_cost_one_503_then_the_pool_reconnects(settings, initialized):
+    if initialized.dialect.name != "postgresql":
+        pytest.skip("the async pool is PostgreSQL's")
+    build_demo_field(settings, initialized, models=4, prompts=4)
+    app = create_app(settings, engine=initialized)
+    ctx = context_of(app)
+    ctx.pool.get("text_to_image")
+    ctx.arena.serve_matchup = _refuse  # type: ignore[method-assign]
+    with serve(app) as base, httpx.Client(base_url=base, timeout=30) as client:
+        db = ctx.arena.async_db
+        assert db is not None
+
+        def one(_: int) -> dict:
+            with httpx.Client(base_url=base, timeout=30) as voter:
+                return _matchup(voter)
+
+        with ThreadPoolExecutor(8) as pool:  # together, so the pool opens several connections
+            list(pool.map(one, range(32)))
+        pids = [conn.info.backend_pid for conn in db._open]
+        assert len(pids) > 1
+        with initialized.connect() as admin:  # as a database restart would, for this pool's connections only
+            for pid in pids:  # (the timeout makes it wait for the exit)
+                admin.execute(text("SELECT pg_terminate_backend(:pid, 5000)"), {"pid": pid})
+        failed = client.post("/api/v1/matchups", json={"modality": "text_to_image"})
+        assert failed.status_code == 503 and int(failed.headers["retry-after"]) > 0
+
+        def status(_: int) -> int:
+            with httpx.Client(base_url=base, timeout=30) as voter:
+                return voter.post("/api/v1/matchups", json={"modality": "text_to_image"}).status_code
+
+        with ThreadPoolExecutor(8) as pool:  # together, so they take the other dropped connections too
+            assert list(pool.map(status, range(32))) == [200] * 32
