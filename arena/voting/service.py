@@ -35,6 +35,7 @@ from arena.voting.matchup_cache import ModalityPool, PoolCache, PromptCard, Serv
 from arena.voting.matchup_pick import pick_matchup, prompt_hints
 from arena.voting.raw import RawConnection, raw_connection
 from arena.voting.served_history import ServedHistory
+from arena.voting.service_async import LoopVoting
 from arena.voting.service_types import CHOICES, VoteError, Voter, WouldWait
 from prompts_taxonomy import Taxonomy
 
@@ -46,8 +47,9 @@ __all__ = ["ArenaService", "VoteError", "Voter", "WouldWait", "served_pairs"]
 HINT_CACHE_SIZE = 10_000
 
 
-class ArenaService:
-    """Serves matchups and records votes for one app (or one simulation)."""
+class ArenaService(LoopVoting):
+    """Serves matchups and records votes for one app (or one simulation); `LoopVoting` adds the same on the
+    event loop with async connections (PostgreSQL)."""
 
     def __init__(
         self, engine: Engine, settings: Settings, taxonomy: Taxonomy, *, pool: PoolCache | None = None
@@ -224,45 +226,6 @@ class ArenaService:
                     self._in_flight.discard(matchup_id)
         return self._matchup_answer(pool, modality, matchup_id, prompt_id, tokens, challenge)
 
-    async def serve_matchup_async(
-        self, db: AsyncRawPool, voter: Voter, modality: str, rng: np.random.Generator, now: datetime
-    ) -> dict[str, Any]:
-        """`serve_matchup` on the event loop (PostgreSQL, arena.voting.async_raw): the same read, pick and
-        insert. The reads overlap (no lock is held while PostgreSQL answers), so a matchup this process committed
-        after a read began is counted for that read from `_in_flight` (its ticket); raises
-        `WouldWait` (nothing stored) when the modality's pool has not been loaded yet (that load blocks)."""
-        pool = self._serve_start(modality, wait=False)
-        matchup_id, challenge = secrets.token_urlsafe(24), proof.new_challenge()
-        tokens = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-        async with db.connection() as conn:
-            with self._serve_lock:
-                ticket = self._in_flight.begin_read()
-            try:
-                rows = await conn.all(
-                    self._queries.serve_read, {"modality": modality, "session": voter.session_id}
-                )
-                recent, seen = queries.recent_and_seen(rows)
-                with self._serve_lock:
-                    prompt_id, by_model, (left_model, right_model) = self._pick(
-                        pool, recent, seen, voter, modality, rng, matchup_id, ticket
-                    )
-            finally:
-                with self._serve_lock:
-                    self._in_flight.end_read(ticket)
-            left, right = by_model[left_model], by_model[right_model]
-            row = self._matchup_row(
-                voter, modality, now, matchup_id, prompt_id, left, right, tokens, challenge
-            )
-            try:
-                await conn.run(self._queries.insert_matchup, row)
-            except BaseException:
-                with self._serve_lock:
-                    self._in_flight.discard(matchup_id)
-                raise
-            with self._serve_lock:
-                self._in_flight.committed(matchup_id)
-        return self._matchup_answer(pool, modality, matchup_id, prompt_id, tokens, challenge)
-
     def fetch_image(self, token: str, session_id: str | None, now: datetime) -> str | None:
         """The media id behind a per-matchup image token, for the matchup's own session only, while the matchup
         is open (not voted on, not expired) and the output unpublished; marks the fetch."""
@@ -360,28 +323,6 @@ class ArenaService:
                 with self._writing(conn, wait):
                     self._queries.store_vote(conn, vote, verdicts)
                     conn.commit()  # acknowledged only after this
-            except IntegrityError:
-                raise VoteError(409, "this matchup already has a vote") from None
-        return self._vote_answer(m, choice, verdicts)
-
-    async def cast_vote_async(
-        self, db: AsyncRawPool, voter: Voter, matchup_id: str, choice: str, now: datetime, *, nonce: str = "",
-        honeypot: str = "",
-    ) -> dict[str, Any]:  # fmt: skip
-        """`cast_vote` on the event loop (PostgreSQL, arena.voting.async_raw): the same read and the same one
-        atomic statement, acknowledged once it returned (autocommit); `WouldWait` (nothing stored) when the
-        pool the reveal reads has not been loaded yet."""
-        if choice not in CHOICES:
-            raise VoteError(422, f"choice must be one of {', '.join(CHOICES)}")
-        async with db.connection() as conn:
-            m = await conn.first(self._queries.vote_read, {"matchup_id": matchup_id})
-            vote, verdicts = self._checked_vote(m, voter, choice, now, nonce, honeypot)
-            if not self.pool.ready(m.modality):
-                raise WouldWait
-            try:
-                await conn.first(
-                    self._queries.vote_with_verdicts(len(verdicts)), self._queries.vote_params(vote, verdicts)
-                )
             except IntegrityError:
                 raise VoteError(409, "this matchup already has a vote") from None
         return self._vote_answer(m, choice, verdicts)
