@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,6 +53,28 @@ JOB_RUNS = Counter("arena_job_runs_total", "Finished job runs by job and outcome
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("arena_request_id", default=None)
 
 
+# What `json.dumps(entry, default=str)` builds on every call, made once.
+_ENCODER = json.JSONEncoder(default=str)
+
+
+_second_text: tuple[float, str] = (math.nan, "")  # the last whole second formatted, and its text
+
+
+def _utc_iso(created: float) -> str:
+    """`datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")`, with the text up to the seconds
+    made once a second: the microseconds rounded half to even, as datetime rounds them, then cut to milliseconds."""
+    global _second_text
+    fraction, whole = math.modf(created)
+    micros = round(fraction * 1e6)
+    if not 0 <= micros < 1_000_000:  # rounded up to the next second, or a time before 1970
+        return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
+    second, text = _second_text
+    if second != whole:
+        text = datetime.fromtimestamp(whole, UTC).isoformat()[:19]
+        _second_text = (whole, text)
+    return f"{text}.{micros // 1000:03d}+00:00"
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object a line: time, level, logger, message, the request id, and any `extra` fields."""
 
@@ -59,7 +82,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "time": _utc_iso(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
@@ -72,7 +95,7 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str)
+        return _ENCODER.encode(entry)
 
 
 def log_config(settings: Settings) -> dict[str, Any]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+import types
+from collections.abc import Awaitable, Callable, Generator, Mapping, MutableMapping
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -78,6 +79,37 @@ def lone_surrogate(body: bytes) -> bool:
         return _holds_surrogate(json.loads(body))
     except (ValueError, RecursionError):
         return False
+
+
+def _started(receive: Receive) -> tuple[Message | None, Awaitable[Message] | None]:
+    """Run `receive()` up to its first wait: (the message, None) when it was already there, as a body that came
+    with its headers is, else (None, an awaitable of the rest). So a complete body is taken without the timer
+    of a deadline, and a body still arriving is awaited under its deadline from the same moment as before."""
+    steps = receive().__await__()
+    try:
+        waiting_on = steps.send(None)
+    except StopIteration as done:
+        return done.value, None
+    return None, _resumed(steps, waiting_on)
+
+
+@types.coroutine
+def _resumed(steps: Generator[Any, Any, Message], waiting_on: Any) -> Generator[Any, Any, Message]:
+    """The rest of an awaitable that `_started` ran to its first wait: passes what it waits on to the event loop,
+    and what comes back (a value, or an exception such as a deadline's cancellation) to it, as `await` does."""
+    while True:
+        try:
+            value = yield waiting_on
+        except BaseException as exc:  # every exception, cancellation included, goes to the awaitable
+            try:
+                waiting_on = steps.throw(exc)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+        else:
+            try:
+                waiting_on = steps.send(value)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
 
 
 async def _answer(
@@ -177,11 +209,14 @@ class GuardMiddleware:
         if scope.get("path", "").startswith(UNBOUNDED_PREFIXES):
             await self._run(scope, receive, send, body)
             return
-        try:
-            await asyncio.wait_for(self.slots.acquire(), QUEUE_SECONDS)
-        except TimeoutError:
-            await _answer(send, 503, "the server is busy; retry shortly", {"Retry-After": "1"})
-            return
+        if self.slots.locked():  # wait for a slot, at most QUEUE_SECONDS
+            try:
+                await asyncio.wait_for(self.slots.acquire(), QUEUE_SECONDS)
+            except TimeoutError:
+                await _answer(send, 503, "the server is busy; retry shortly", {"Retry-After": "1"})
+                return
+        else:  # a slot is free: take it now, without the task and timer that wait_for makes (3.11) for nothing
+            await self.slots.acquire()
         try:
             await self._run(scope, receive, send, body)
         finally:
@@ -203,22 +238,14 @@ class GuardMiddleware:
                 return None
         if scope.get("method") in {"GET", "HEAD", "OPTIONS"} and declared is None:
             return b""
-        chunks: list[bytes] = []
-        size = 0
+        seconds = self.body_seconds
+        deadline = None if seconds is None else asyncio.get_running_loop().time() + seconds
         try:
-            async with asyncio.timeout(self.body_seconds):
-                while True:
-                    message = await receive()
-                    if message["type"] == "http.disconnect":
-                        return None
-                    chunk = message.get("body", b"")
-                    size += len(chunk)
-                    if size > limit:
-                        await _answer(send, 413, f"request body larger than {limit} bytes")
-                        return None
-                    chunks.append(chunk)
-                    if not message.get("more_body", False):
-                        break
+            first, pending = _started(receive)
+            if first is not None and not first.get("more_body", False):  # all there already: no timer to arm
+                return await self._collect(first, None, receive, send, limit)
+            async with asyncio.timeout_at(deadline):
+                return await self._collect(first, pending, receive, send, limit)
         except TimeoutError:
             await _answer(
                 send,
@@ -227,7 +254,34 @@ class GuardMiddleware:
                 {"Connection": "close"},
             )
             return None
-        return b"".join(chunks)
+
+    async def _collect(
+        self,
+        message: Message | None,
+        pending: Awaitable[Message] | None,
+        receive: Receive,
+        send: Send,
+        limit: int,
+    ) -> bytes | None:
+        """The body from `message` (or else what `pending` gives) and the messages after it, within `limit`;
+        None once answered 413 or disconnected."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            if message is None:
+                message = await (pending or receive())
+                pending = None
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await _answer(send, 413, f"request body larger than {limit} bytes")
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+            message = None
 
     async def _run(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> None:
         """Call the app with the body already read and the security headers added to its answer."""

@@ -12,6 +12,8 @@ import re
 import secrets
 import time
 
+from prometheus_client import Counter, Histogram
+
 from arena.ops import audit
 from arena.runtime.observability import LATENCY, REQUESTS, request_id
 from arena.web.guards import ASGIApp, Message, Receive, Scope, Send
@@ -33,6 +35,9 @@ class ObserveMiddleware:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # (route, method, status) -> its request counter and latency histogram: `labels` checks and locks each
+        # call, and returns the same children every time
+        self.series: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -57,8 +62,12 @@ class ObserveMiddleware:
         finally:
             elapsed = time.perf_counter() - started
             route, method = _route(scope), scope.get("method", "")
-            REQUESTS.labels(route, method, str(status)).inc()
-            LATENCY.labels(route, method).observe(elapsed)
+            series = self.series.get((route, method, status))
+            if series is None:
+                series = REQUESTS.labels(route, method, str(status)), LATENCY.labels(route, method)
+                self.series[route, method, status] = series
+            series[0].inc()
+            series[1].observe(elapsed)
             if log.isEnabledFor(logging.INFO):  # the record made directly: `log.info` also walks the stack
                 extra = {"method": method, "route": route, "status": status, "ms": round(elapsed * 1000, 1)}
                 log.handle(
