@@ -16,18 +16,30 @@ from arena.voting import queries
 from arena.voting.service_types import CHOICES, VoteError, Voter, WouldWait
 
 if TYPE_CHECKING:
-    from arena.voting.async_raw import AsyncRawPool
-    from arena.voting.service import ArenaService
+    import threading
+    from collections.abc import Callable
 
-    _Service = ArenaService
-else:
-    _Service = object
+    from arena.voting.async_raw import AsyncRawPool
+    from arena.voting.inflight import InFlight
+    from arena.voting.matchup_cache import ModalityPool, PoolCache, ServedOutput
 
 __all__ = ["LoopVoting"]
 
 
-class LoopVoting(_Service):
-    """Mixed into `ArenaService`: the `*_async` methods the routes call while a server's async pool is open."""
+class LoopVoting:
+    """Mixed into `ArenaService`: the `*_async` methods the routes call while a server's async pool is open.
+    What they use of the service (set or defined by `ArenaService`):"""
+
+    pool: PoolCache
+    _queries: queries.PreparedQueries
+    _serve_lock: threading.Lock
+    _in_flight: InFlight
+    _serve_start: Callable[..., ModalityPool]
+    _pick: Callable[..., tuple[str, dict[str, ServedOutput], tuple[str, str]]]
+    _matchup_row: Callable[..., dict[str, Any]]
+    _matchup_answer: Callable[..., dict[str, Any]]
+    _checked_vote: Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]]
+    _vote_answer: Callable[..., dict[str, Any]]
 
     async def serve_matchup_async(
         self, db: AsyncRawPool, voter: Voter, modality: str, rng: np.random.Generator, now: datetime
