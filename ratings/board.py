@@ -90,6 +90,7 @@ class _Options:
     tol: float
     max_iter: int
     workers: int | None = None
+    extras: bool = True  # the certainty figures and difference standard errors (see compute_board)
 
     def __post_init__(self) -> None:
         if self.interval not in ("bootstrap", "sandwich"):
@@ -174,28 +175,44 @@ def _fit_board(
     totals = counts.model_totals()
     provisional = provisional_models(totals["votes"], opts.min_votes)
     order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
-    cov = (
-        unc.covariance if unc.covariance is not None else board_sandwich_covariance(fit.theta, board, counts)
-    )
     settled = settled_models(totals["votes"], low, high, opts.min_votes)
     if 2 <= settled.sum() < counts.n_models:  # ranks compare settled models only (ratings.settled)
         above, critical = settled_relation(
             settled, fit.theta, opts.level, replicates=unc.replicates, covariance=unc.covariance
         )
     ranks = settled_ranks(above, settled) if settled.any() else ranks_from_above(above)
-    sure = board_certainty(
-        counts,
-        fit.theta,
-        above,
-        cov,
-        level=opts.level,
-        replicates=unc.replicates,
-        # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the board's name
-        rng=np.random.default_rng(opts.seed),
-        critical=critical,
-        vote_covariance=None if board.cluster is None else vote_level_covariance(fit.theta, board, counts),
-        among=settled if 2 <= settled.sum() < counts.n_models else None,
-    )
+    cov = unc.covariance
+    if cov is None and opts.extras:
+        cov = board_sandwich_covariance(fit.theta, board, counts)
+    sure = None
+    if opts.extras:
+        sure = board_certainty(
+            counts,
+            fit.theta,
+            above,
+            cov,
+            level=opts.level,
+            replicates=unc.replicates,
+            # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the name
+            rng=np.random.default_rng(opts.seed),
+            critical=critical,
+            vote_covariance=None
+            if board.cluster is None
+            else vote_level_covariance(fit.theta, board, counts),
+            among=settled if 2 <= settled.sum() < counts.n_models else None,
+        )
+    nowhere = np.full(counts.n_models, np.nan)
+    p_best = nowhere if sure is None else sure.p_best
+    p_top = nowhere if sure is None else sure.p_top
+    to_settle = nowhere if sure is None else sure.votes_to_settle
+    settled_below = np.zeros(counts.n_models, dtype=bool) if sure is None else sure.settled_below
+    difference_se = None
+    if opts.extras:
+        difference_se = (
+            difference_standard_errors(unc.replicates, fit.theta)
+            if unc.replicates is not None
+            else sandwich_difference_standard_errors(cov)
+        )
     rows = tuple(
         BoardRow(
             model=counts.models[k],
@@ -209,10 +226,10 @@ def _fit_board(
             ties=int(totals["ties"][k]),
             provisional=bool(provisional[k]),
             above=tuple(counts.models[m] for m in order if above[m, k]),
-            p_best=None if np.isnan(sure.p_best[k]) else float(sure.p_best[k]),
-            p_top3=None if np.isnan(sure.p_top[k]) else float(sure.p_top[k]),
-            settled_below=None if np.isnan(sure.votes_to_settle[k]) else bool(sure.settled_below[k]),
-            votes_to_settle=None if np.isnan(sure.votes_to_settle[k]) else float(sure.votes_to_settle[k]),
+            p_best=None if np.isnan(p_best[k]) else float(p_best[k]),
+            p_top3=None if np.isnan(p_top[k]) else float(p_top[k]),
+            settled_below=None if np.isnan(to_settle[k]) else bool(settled_below[k]),
+            votes_to_settle=None if np.isnan(to_settle[k]) else float(to_settle[k]),
         )
         for k in order
     )
@@ -232,11 +249,7 @@ def _fit_board(
         notes=tuple(notes),
         replicates=unc.replicates,
         n_clusters=board.n_clusters if board.cluster is not None else 0,
-        difference_se=(
-            difference_standard_errors(unc.replicates, fit.theta)
-            if unc.replicates is not None
-            else sandwich_difference_standard_errors(cov)
-        ),
+        difference_se=difference_se,
         critical=float(critical),
     )
 
@@ -257,6 +270,7 @@ def compute_board(
     tol: float = DEFAULT_TOL,
     max_iter: int = DEFAULT_MAX_ITER,
     workers: int | None = None,
+    extras: bool = True,
 ) -> Board:
     """Compute one leaderboard of one modality.
 
@@ -284,6 +298,11 @@ def compute_board(
         Convergence settings of :func:`ratings.bt.fit_bradley_terry`.
     workers : int, optional
         Bootstrap threads (default: the usable CPUs, at most 4). The digits do not depend on it.
+    extras : bool
+        Also compute what the web pages show beside the ratings, intervals and ranks: each row's ``p_best``,
+        ``p_top3`` and votes to settle (:mod:`ratings.certainty`) and the board's ``difference_se``. With
+        ``False`` those are ``None`` and the rest is the same; `arena ratings fit`, which prints none of them,
+        saves their time.
 
     Returns
     -------
@@ -297,7 +316,17 @@ def compute_board(
     """
     key = BoardKey.parse(board)
     opts = _Options(
-        anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
+        anchor_rating,
+        interval,
+        n_bootstrap,
+        seed,
+        level,
+        min_votes,
+        unbounded,
+        tol,
+        max_iter,
+        workers,
+        extras,
     )
     rows = votes if isinstance(votes, VoteRows) else count_votes(votes, cohorts)
     return _fit_board(select_board(rows, key), key, anchor or default_anchor(key), opts)

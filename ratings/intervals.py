@@ -35,6 +35,7 @@ from ratings.aggregate import BoardRows
 from ratings.newton import laplacians, sum_zero_inverse
 from ratings.pairs import PairCounts, row_weights
 from ratings.scale import DEFAULT_ANCHOR_RATING, ELO_PER_NAT
+from ratings.special import expit, normal_ppf
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -289,8 +290,6 @@ def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
         ``(n, n)`` covariance of ``center(theta)``; :func:`difference_variances` gives the
         variance of any difference ``theta_j - theta_i``.
     """
-    from scipy.special import expit
-
     i, j = counts.pairs[:, 0], counts.pairs[:, 1]
     n = counts.n_models
     s = expit(theta[i] - theta[j])
@@ -316,8 +315,6 @@ def cluster_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: Pai
     ValueError
         If the board's rows carry no clusters.
     """
-    from scipy.special import expit
-
     if board.cluster is None:
         raise ValueError("the board's votes carry no clusters")
     theta = np.asarray(theta, dtype=np.float64)
@@ -386,9 +383,7 @@ def sandwich_intervals(
 
 def normal_quantile(level: float) -> float:
     """Two-sided normal critical value (1.96 for 0.95)."""
-    from scipy.special import ndtri
-
-    return float(ndtri(0.5 + level / 2.0))
+    return normal_ppf(0.5 + level / 2.0)
 
 
 def provisional_models(votes: np.ndarray, min_votes: int = DEFAULT_MIN_VOTES) -> np.ndarray:

@@ -250,6 +250,7 @@ def fit(
             level=level,
             min_votes=min_votes,
             unbounded="raise" if strict else "exclude",
+            extras=False,  # the certainty figures and difference errors: neither the table nor the JSON has them
         )
     except (rt.RatingsError, ValueError) as exc:
         _fail(str(exc))
