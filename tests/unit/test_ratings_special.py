@@ -230,3 +230,31 @@ def test_the_board_is_the_same_fitted_with_the_scipy_pieces(monkeypatch, interva
         assert a.ci_high == pytest.approx(b.ci_high, abs=1e-9)
         assert (a.rank, a.above) == (b.rank, b.above)
         assert a.p_best == pytest.approx(b.p_best, abs=1e-9)
+
+
+def _general_max_t(x: np.ndarray, theta: np.ndarray, level: float) -> tuple[np.ndarray, float]:
+    """The masked max-T of `pairwise_above_simultaneous` for replicates that may be infinite (its general path)."""
+    theta = iv.center(theta)
+    n = x.shape[1]
+    i, j = np.triu_indices(n, 1)
+    dev = (x[:, i] - x[:, j]) - (theta[i] - theta[j])
+    se = np.sqrt(np.nanmean(np.where(np.isfinite(dev), dev, np.nan) ** 2, axis=0))
+    d = theta[i] - theta[j]
+    up, c = iv._max_t_above(d, se, dev, level)
+    down, _ = iv._max_t_above(-d, se, dev, level)
+    return iv._to_matrix(n, i, j, up, down), c
+
+
+@pytest.mark.parametrize("n", [2, 7, 40])
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_the_max_t_of_finite_replicates_is_the_general_one_to_the_last_digit(n, level):
+    rng = np.random.default_rng(n)
+    theta = rng.normal(size=n) * 0.4
+    x = theta + rng.normal(size=(500, n)) * rng.uniform(0.01, 0.2, size=n)
+    theta[0] = theta[1]
+    x[:, 0] = x[:, 1]  # a pair whose difference never moves: se 0, never claimed
+    above, c = iv.pairwise_above_simultaneous(x, theta, level)
+    ref_above, ref_c = _general_max_t(x, theta, level)
+    assert c == ref_c
+    assert np.array_equal(above, ref_above)
+    assert not above[0, 1] and not above[1, 0]
