@@ -35,17 +35,17 @@ from itertools import chain, count, islice
 
 import numpy as np
 
-from ratings.errors import BattleFormatError, RatingsError
+from ratings.errors import BattleFormatError
 from ratings.votes import WINNER_CODES, Votes
 
 __all__ = [
     "SKIP_NO_VERDICT",
     "SKIP_SELF_BATTLE",
     "Battles",
+    "decode_distinct",
     "decode_records",
     "parse_battles",
     "read_battles",
-    "read_battles_bytes",
     "read_records",
 ]
 
@@ -53,11 +53,10 @@ _TAGS = ("use_case", "capability", "modality", "methodology")
 #: Keys naming the prompt of a vote (the cluster key), in order of preference.
 CLUSTER_KEYS = ("question_id", "prompt_id")
 _BOM = "\ufeff"
-_BOM_BYTES = _BOM.encode("utf-8")
 #: Lines looked at to decide whether a file repeats its lines (a million votes among 100 models, three keys a
 #: record, repeat two thirds of their first 65,536 lines; files whose records carry a voter or a timestamp,
 #: almost none).
-_HEAD_LINES = 1 << 16
+HEAD_LINES = 1 << 16
 
 #: Reasons a record carrying no comparison is skipped (keys of :attr:`Battles.skipped`).
 SKIP_SELF_BATTLE = "a model against itself"
@@ -212,7 +211,7 @@ def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
         model, an unknown winner, a bad tag or weight (and, when strict, a record skipped otherwise).
     """
     rest = iter(lines)
-    head = list(islice(rest, _HEAD_LINES))
+    head = list(islice(rest, HEAD_LINES))
     if head and head[0].startswith(_BOM):
         head[0] = head[0][len(_BOM) :]
     if len(set(head)) * 4 > len(head) * 3:  # few repeats: nothing to gain over decoding every line
@@ -222,56 +221,15 @@ def read_battles(lines: Iterable[str], *, strict: bool = False) -> Battles:
     # appearance). A second pass to number them cost as much again once the distinct lines outgrow the cache.
     index: defaultdict[str, int] = defaultdict(count().__next__)
     ids = np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts))
-    fast = _read_distinct(ids, index, strict)
+    fast = decode_distinct(ids, index, strict)
     return fast if fast is not None else _read_each(texts, strict)
 
 
-def read_battles_bytes(data: bytes, *, strict: bool = False, detect: bool = True) -> Battles | None:
-    """:func:`read_battles` on a whole JSON-lines file given as bytes, or ``None`` when it cannot answer quickly.
-
-    A million lines cost about 0.15 s as Python strings (decoded and split by the text layer) and 0.1 s as
-    bytes (``bytes.split``); the distinct lines are numbered as bytes and only they are decoded. ``None``
-    whenever the answer needs the text reader: a line that is not a clean record (the text reader names it),
-    bytes that are not UTF-8, a lone carriage return (a line break to the text layer), few repeated lines, a
-    JSON array, or with ``detect`` a first record that is not in FastChat's layout. The caller then reads the
-    file as text, so every error and skip count is the text reader's.
-    """
-    if data.startswith(_BOM_BYTES):
-        data = data[len(_BOM_BYTES) :]
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
-        if b"\r" in data:
-            return None
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()  # the final line break ends the last line
-    head = lines[:_HEAD_LINES]
-    if len(set(head)) * 4 > len(head) * 3:
-        return None
-    first = next((line for line in head if line.strip()), b"")
-    if not first or first.lstrip().startswith(b"["):
-        return None
-    if detect:
-        from ratings.public_battles import detect_format
-
-        try:
-            record = json.loads(first)
-            if isinstance(record, dict) and detect_format(record) != "fastchat":
-                return None
-        except (UnicodeDecodeError, json.JSONDecodeError, RatingsError):
-            return None
-    index: defaultdict[bytes, int] = defaultdict(count().__next__)
-    ids = np.fromiter(map(index.__getitem__, lines), dtype=np.int64, count=len(lines))
-    try:
-        return _read_distinct(ids, index, strict)
-    except UnicodeDecodeError:
-        return None
-
-
-def _read_distinct(ids: np.ndarray, index: dict[str, int] | dict[bytes, int], strict: bool) -> Battles | None:
+def decode_distinct(
+    ids: np.ndarray, index: dict[str, int] | dict[bytes, int], strict: bool
+) -> Battles | None:
     """Decode each distinct line once (`index`: line to number, `ids`: each line's number); ``None`` if any line
-    is not a clean record (or the file is an array). Lines given as bytes are decoded as UTF-8 (raising
-    ``UnicodeDecodeError``)."""
+    is not a clean record (or the file is an array). Bytes are decoded as UTF-8 (``UnicodeDecodeError``)."""
     counts = np.bincount(ids, minlength=len(index))
     columns = _Columns()
     row_of = [-1] * len(index)
@@ -376,10 +334,9 @@ class _Columns:
         if type(record) is not dict or len(record) != 3:
             return False
         a, b, winner = record.get("model_a"), record.get("model_b"), record.get("winner")
-        if not (type(a) is str and type(b) is str and type(winner) is str and a != b):
-            return False
-        outcome = WINNER_CODES.get(winner)
-        if outcome is None or not a.strip() or not b.strip():
+        outcome = WINNER_CODES.get(winner) if type(winner) is str else None
+        names = type(a) is str and type(b) is str and a != b and a.strip() and b.strip()
+        if outcome is None or not names:
             return False
         for column in self.tags.values():
             column.append(None)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ratings.aggregate import BoardRows, VoteRows, board_rows, restrict_board
 from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
-from ratings.certainty import board_certainty
+from ratings.certainty import Certainty, board_certainty
 from ratings.cohorts import CohortRule
 from ratings.counting import count_votes, select_board
 from ratings.differences import difference_standard_errors, sandwich_difference_standard_errors
@@ -184,7 +184,8 @@ def _fit_board(
     cov = unc.covariance
     if cov is None and opts.extras:
         cov = board_sandwich_covariance(fit.theta, board, counts)
-    sure = None
+    nothing = np.full(counts.n_models, np.nan)  # without the extras: no certainty figures (None in the rows)
+    sure = Certainty(nothing, nothing, nothing, nothing, "none")
     if opts.extras:
         sure = board_certainty(
             counts,
@@ -201,18 +202,6 @@ def _fit_board(
             else vote_level_covariance(fit.theta, board, counts),
             among=settled if 2 <= settled.sum() < counts.n_models else None,
         )
-    nowhere = np.full(counts.n_models, np.nan)
-    p_best = nowhere if sure is None else sure.p_best
-    p_top = nowhere if sure is None else sure.p_top
-    to_settle = nowhere if sure is None else sure.votes_to_settle
-    settled_below = np.zeros(counts.n_models, dtype=bool) if sure is None else sure.settled_below
-    difference_se = None
-    if opts.extras:
-        difference_se = (
-            difference_standard_errors(unc.replicates, fit.theta)
-            if unc.replicates is not None
-            else sandwich_difference_standard_errors(cov)
-        )
     rows = tuple(
         BoardRow(
             model=counts.models[k],
@@ -226,10 +215,10 @@ def _fit_board(
             ties=int(totals["ties"][k]),
             provisional=bool(provisional[k]),
             above=tuple(counts.models[m] for m in order if above[m, k]),
-            p_best=None if np.isnan(p_best[k]) else float(p_best[k]),
-            p_top3=None if np.isnan(p_top[k]) else float(p_top[k]),
-            settled_below=None if np.isnan(to_settle[k]) else bool(settled_below[k]),
-            votes_to_settle=None if np.isnan(to_settle[k]) else float(to_settle[k]),
+            p_best=None if np.isnan(sure.p_best[k]) else float(sure.p_best[k]),
+            p_top3=None if np.isnan(sure.p_top[k]) else float(sure.p_top[k]),
+            settled_below=None if np.isnan(sure.votes_to_settle[k]) else bool(sure.settled_below[k]),
+            votes_to_settle=None if np.isnan(sure.votes_to_settle[k]) else float(sure.votes_to_settle[k]),
         )
         for k in order
     )
@@ -249,7 +238,11 @@ def _fit_board(
         notes=tuple(notes),
         replicates=unc.replicates,
         n_clusters=board.n_clusters if board.cluster is not None else 0,
-        difference_se=difference_se,
+        difference_se=None
+        if not opts.extras
+        else difference_standard_errors(unc.replicates, fit.theta)
+        if unc.replicates is not None
+        else sandwich_difference_standard_errors(cov),
         critical=float(critical),
     )
 
@@ -299,10 +292,9 @@ def compute_board(
     workers : int, optional
         Bootstrap threads (default: the usable CPUs, at most 4). The digits do not depend on it.
     extras : bool
-        Also compute what the web pages show beside the ratings, intervals and ranks: each row's ``p_best``,
-        ``p_top3`` and votes to settle (:mod:`ratings.certainty`) and the board's ``difference_se``. With
-        ``False`` those are ``None`` and the rest is the same; `arena ratings fit`, which prints none of them,
-        saves their time.
+        Also compute what the web pages show beside ratings, intervals and ranks: the rows' ``p_best``, ``p_top3``
+        and votes to settle (:mod:`ratings.certainty`), the board's ``difference_se``. ``False`` leaves them
+        ``None`` (the rest is the same): `arena ratings fit`, which prints none of them, saves their time.
 
     Returns
     -------

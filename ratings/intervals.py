@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ratings.aggregate import BoardRows
+from ratings.max_t import HUGE, finite_max_t, max_t_above, pairs_to_matrix
 from ratings.newton import laplacians, sum_zero_inverse
 from ratings.pairs import PairCounts, row_weights
 from ratings.scale import DEFAULT_ANCHOR_RATING, ELO_PER_NAT
@@ -67,7 +68,6 @@ DEFAULT_LEVEL = 0.95
 #: about +-40), the point where a rating usually stops moving by whole ranks.
 DEFAULT_MIN_VOTES = 300
 
-_HUGE = 1e300
 #: Differences computed at once by :func:`pairwise_above` (about 32 MB of float64).
 _PAIR_BLOCK = 1 << 22
 
@@ -100,7 +100,7 @@ def percentile_intervals(samples: np.ndarray, level: float = DEFAULT_LEVEL) -> t
         quantile falls among or next to infinite replicates; ``nan`` for all-``nan`` columns).
     """
     x = np.asarray(samples, dtype=np.float64)
-    x = np.where(np.isposinf(x), _HUGE, np.where(np.isneginf(x), -_HUGE, x))
+    x = np.where(np.isposinf(x), HUGE, np.where(np.isneginf(x), -HUGE, x))
     tail = (1.0 - level) / 2.0
     low = np.full(x.shape[1], np.nan)
     high = np.full(x.shape[1], np.nan)
@@ -149,8 +149,8 @@ def pairwise_above(replicates: np.ndarray, level: float = DEFAULT_LEVEL) -> np.n
         with np.errstate(invalid="ignore"):
             d = x[:, :, None] - x[:, None, s : s + step]  # (R, n, c): theta_j - theta_i; inf - inf is nan
         if not finite:  # keep the interpolation finite: an infinite difference as a huge number
-            d[np.isposinf(d)] = _HUGE
-            d[np.isneginf(d)] = -_HUGE
+            d[np.isposinf(d)] = HUGE
+            d[np.isneginf(d)] = -HUGE
         above[:, s : s + step] = _lower_quantile_positive(d, (1.0 - level) / 2.0, finite)
     above[np.arange(n), np.arange(n)] = False
     return above
@@ -195,30 +195,6 @@ def pairwise_above_normal(theta: np.ndarray, cov: np.ndarray, level: float = DEF
     return above
 
 
-def _max_t_above(
-    diff: np.ndarray, se: np.ndarray, deviations: np.ndarray, level: float
-) -> tuple[np.ndarray, float]:
-    """``diff - c se > 0`` per pair with ``c`` the ``level`` quantile of ``max_pairs |deviation| / se``."""
-    usable = np.isfinite(se) & (se > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.abs(deviations[:, usable]) / se[usable]
-    t = np.where(np.isnan(t), np.inf, t)  # an undefined difference in a replicate counts against any claim
-    worst = np.minimum(t.max(axis=1), _HUGE) if t.shape[1] else np.zeros(len(t))
-    c = float(np.quantile(worst, level)) if len(worst) else np.inf
-    c = np.inf if c > 1e100 else c
-    above = np.zeros(len(diff), dtype=bool)
-    above[usable] = diff[usable] - c * se[usable] > 0.0
-    return above, c
-
-
-def _to_matrix(n: int, i: np.ndarray, j: np.ndarray, up: np.ndarray, down: np.ndarray) -> np.ndarray:
-    """``above[i, j] = up`` and ``above[j, i] = down`` for pairs ``i < j``."""
-    above = np.zeros((n, n), dtype=bool)
-    above[i, j] = up
-    above[j, i] = down
-    return above
-
-
 def pairwise_above_simultaneous(
     replicates: np.ndarray, theta_hat: np.ndarray, level: float = DEFAULT_LEVEL
 ) -> tuple[np.ndarray, float]:
@@ -239,41 +215,14 @@ def pairwise_above_simultaneous(
         return np.zeros((n, n), dtype=bool), normal_quantile(level)
     d = theta_hat[i] - theta_hat[j]
     if np.isfinite(x).all():
-        return _finite_max_t(x, i, j, d, level)
+        return finite_max_t(x, i, j, d, level)
     with np.errstate(invalid="ignore"):
         dev = (x[:, i] - x[:, j]) - (theta_hat[i] - theta_hat[j])
     finite = np.where(np.isfinite(dev), dev, np.nan)
     se = np.sqrt(np.nanmean(finite**2, axis=0)) if np.isfinite(dev).any() else np.full(len(i), np.nan)
-    up, c = _max_t_above(d, se, dev, level)
-    down, _ = _max_t_above(-d, se, dev, level)
-    return _to_matrix(n, i, j, up, down), c
-
-
-def _finite_max_t(
-    x: np.ndarray, i: np.ndarray, j: np.ndarray, d: np.ndarray, level: float
-) -> tuple[np.ndarray, float]:
-    """:func:`pairwise_above_simultaneous` when every replicate is finite (the usual board): the same numbers
-    in a third of the passes over the ``(R, pairs)`` deviations (no masks, and the largest studentized
-    deviation, the same for both directions, found once), in place in one buffer and one scratch array."""
-    rounds = len(x)
-    dev = x[:, i]
-    dev -= x[:, j]
-    dev -= d
-    scratch = np.square(dev)
-    se = np.sqrt(scratch.sum(axis=0) / rounds)
-    usable = se > 0
-    if not usable.all():
-        dev = dev[:, usable]
-    np.abs(dev, out=dev)
-    dev /= se[usable]
-    worst = np.minimum(dev.max(axis=1), _HUGE) if dev.shape[1] else np.zeros(rounds)
-    c = float(np.quantile(worst, level))
-    c = np.inf if c > 1e100 else c
-    up = np.zeros(len(d), dtype=bool)
-    down = np.zeros(len(d), dtype=bool)
-    up[usable] = d[usable] - c * se[usable] > 0.0
-    down[usable] = -d[usable] - c * se[usable] > 0.0
-    return _to_matrix(x.shape[1], i, j, up, down), c
+    up, c = max_t_above(d, se, dev, level)
+    down, _ = max_t_above(-d, se, dev, level)
+    return pairs_to_matrix(n, i, j, up, down), c
 
 
 #: Normal draws of the sandwich's max-T critical value (seeded: the sandwich board stays deterministic).
@@ -299,9 +248,9 @@ def pairwise_above_normal_simultaneous(
     se = np.sqrt(difference_variances(cov)[i, j])
     d = theta[i] - theta[j]
     dev = z[:, i] - z[:, j]
-    up, c = _max_t_above(d, se, dev, level)
-    down, _ = _max_t_above(-d, se, dev, level)
-    return _to_matrix(n, i, j, up, down), c
+    up, c = max_t_above(d, se, dev, level)
+    down, _ = max_t_above(-d, se, dev, level)
+    return pairs_to_matrix(n, i, j, up, down), c
 
 
 def ranks_from_above(above: np.ndarray) -> np.ndarray:

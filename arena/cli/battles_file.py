@@ -64,8 +64,7 @@ def read_battles_file(
 ) -> rt.Battles:
     """Read `path` (or stdin for "-") in format `fmt`; raises `BattlesFileError` with a one-line message."""
     import ratings as rt
-    from ratings.battles import read_battles_bytes
-    from ratings.public_battles import read_rows, read_text
+    from ratings.public_battles import read_battles_bytes, read_rows, read_text
 
     kind = file_kind(path)
     try:

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratings import BattleFormatError, compute_board, count_votes, read_battles
-from ratings.battles import _read_each, read_battles_bytes
+from ratings.battles import _read_each
+from ratings.public_battles import read_battles_bytes
 
 COLUMNS = ("model_a", "model_b", "outcome", "weight", "use_case", "capability", "methodology", "modality")
 
@@ -138,7 +139,7 @@ def _file_outcome(data: bytes, strict: bool, *, text_only: bool):
         path = Path(folder) / "battles.jsonl"
         path.write_bytes(data)
         with (
-            mock.patch("ratings.battles.read_battles_bytes", return_value=None)
+            mock.patch("ratings.public_battles.read_battles_bytes", return_value=None)
             if text_only
             else nullcontext()
         ):

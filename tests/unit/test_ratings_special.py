@@ -15,7 +15,7 @@ from scipy.special import expit as scipy_expit
 from scipy.special import ndtri, pdtr
 
 import ratings
-from ratings import graph, newton, resample
+from ratings import graph, max_t, newton, resample
 from ratings import intervals as iv
 from ratings.special import expit, normal_ppf, poisson_cdf
 
@@ -240,9 +240,9 @@ def _general_max_t(x: np.ndarray, theta: np.ndarray, level: float) -> tuple[np.n
     dev = (x[:, i] - x[:, j]) - (theta[i] - theta[j])
     se = np.sqrt(np.nanmean(np.where(np.isfinite(dev), dev, np.nan) ** 2, axis=0))
     d = theta[i] - theta[j]
-    up, c = iv._max_t_above(d, se, dev, level)
-    down, _ = iv._max_t_above(-d, se, dev, level)
-    return iv._to_matrix(n, i, j, up, down), c
+    up, c = max_t.max_t_above(d, se, dev, level)
+    down, _ = max_t.max_t_above(-d, se, dev, level)
+    return max_t.pairs_to_matrix(n, i, j, up, down), c
 
 
 @pytest.mark.parametrize("n", [2, 7, 40])
