@@ -26,6 +26,7 @@ record-by-record reader, so errors, their line numbers and skip counts are the s
 from __future__ import annotations
 
 import json
+import json.scanner
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -236,7 +237,7 @@ def decode_distinct(
     skipped: Counter[str] = Counter()
     first = True
     for k, line in enumerate(index):
-        text = line.decode("utf-8") if isinstance(line, bytes) else line
+        text = line if isinstance(line, str) else line.decode("utf-8")
         if not text.strip():
             continue
         if first and text.lstrip().startswith("["):
@@ -258,7 +259,7 @@ def decode_distinct(
     return Battles(columns.votes(), counts[rows >= 0], dict(skipped), order[order >= 0])
 
 
-_scan = json.JSONDecoder().scan_once  # the C scanner json.loads runs, without its per-call wrapping
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # the C scanner json.loads runs, without its wrapping
 
 
 def _json_value(text: str) -> object:
@@ -335,8 +336,9 @@ class _Columns:
             return False
         a, b, winner = record.get("model_a"), record.get("model_b"), record.get("winner")
         outcome = WINNER_CODES.get(winner) if type(winner) is str else None
-        names = type(a) is str and type(b) is str and a != b and a.strip() and b.strip()
-        if outcome is None or not names:
+        if outcome is None or type(a) is not str or type(b) is not str or a == b:
+            return False
+        if not a.strip() or not b.strip():
             return False
         for column in self.tags.values():
             column.append(None)
