@@ -33,7 +33,7 @@ import numpy as np
 
 from ratings.aggregate import BoardRows, VoteRows, board_rows, restrict_board
 from ratings.bt import DEFAULT_MAX_ITER, DEFAULT_TOL, fit_bradley_terry
-from ratings.certainty import board_certainty
+from ratings.certainty import Certainty, board_certainty
 from ratings.cohorts import CohortRule
 from ratings.counting import count_votes, select_board
 from ratings.differences import difference_standard_errors, sandwich_difference_standard_errors
@@ -90,6 +90,7 @@ class _Options:
     tol: float
     max_iter: int
     workers: int | None = None
+    extras: bool = True  # the certainty figures and difference standard errors (see compute_board)
 
     def __post_init__(self) -> None:
         if self.interval not in ("bootstrap", "sandwich"):
@@ -174,28 +175,33 @@ def _fit_board(
     totals = counts.model_totals()
     provisional = provisional_models(totals["votes"], opts.min_votes)
     order = sorted(range(counts.n_models), key=lambda k: (-ratings[k], counts.models[k]))
-    cov = (
-        unc.covariance if unc.covariance is not None else board_sandwich_covariance(fit.theta, board, counts)
-    )
     settled = settled_models(totals["votes"], low, high, opts.min_votes)
     if 2 <= settled.sum() < counts.n_models:  # ranks compare settled models only (ratings.settled)
         above, critical = settled_relation(
             settled, fit.theta, opts.level, replicates=unc.replicates, covariance=unc.covariance
         )
     ranks = settled_ranks(above, settled) if settled.any() else ranks_from_above(above)
-    sure = board_certainty(
-        counts,
-        fit.theta,
-        above,
-        cov,
-        level=opts.level,
-        replicates=unc.replicates,
-        # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the board's name
-        rng=np.random.default_rng(opts.seed),
-        critical=critical,
-        vote_covariance=None if board.cluster is None else vote_level_covariance(fit.theta, board, counts),
-        among=settled if 2 <= settled.sum() < counts.n_models else None,
-    )
+    cov = unc.covariance
+    if cov is None and opts.extras:
+        cov = board_sandwich_covariance(fit.theta, board, counts)
+    nothing = np.full(counts.n_models, np.nan)  # without the extras: no certainty figures (None in the rows)
+    sure = Certainty(nothing, nothing, nothing, nothing, "none")
+    if opts.extras:
+        sure = board_certainty(
+            counts,
+            fit.theta,
+            above,
+            cov,
+            level=opts.level,
+            replicates=unc.replicates,
+            # normal draws (sandwich boards) seeded by the seed alone: the figures follow the votes, not the name
+            rng=np.random.default_rng(opts.seed),
+            critical=critical,
+            vote_covariance=None
+            if board.cluster is None
+            else vote_level_covariance(fit.theta, board, counts),
+            among=settled if 2 <= settled.sum() < counts.n_models else None,
+        )
     rows = tuple(
         BoardRow(
             model=counts.models[k],
@@ -232,11 +238,11 @@ def _fit_board(
         notes=tuple(notes),
         replicates=unc.replicates,
         n_clusters=board.n_clusters if board.cluster is not None else 0,
-        difference_se=(
-            difference_standard_errors(unc.replicates, fit.theta)
-            if unc.replicates is not None
-            else sandwich_difference_standard_errors(cov)
-        ),
+        difference_se=None
+        if not opts.extras
+        else difference_standard_errors(unc.replicates, fit.theta)
+        if unc.replicates is not None
+        else sandwich_difference_standard_errors(cov),
         critical=float(critical),
     )
 
@@ -257,6 +263,7 @@ def compute_board(
     tol: float = DEFAULT_TOL,
     max_iter: int = DEFAULT_MAX_ITER,
     workers: int | None = None,
+    extras: bool = True,
 ) -> Board:
     """Compute one leaderboard of one modality.
 
@@ -284,6 +291,10 @@ def compute_board(
         Convergence settings of :func:`ratings.bt.fit_bradley_terry`.
     workers : int, optional
         Bootstrap threads (default: the usable CPUs, at most 4). The digits do not depend on it.
+    extras : bool
+        Also compute what the web pages show beside ratings, intervals and ranks: the rows' ``p_best``, ``p_top3``
+        and votes to settle (:mod:`ratings.certainty`), the board's ``difference_se``. ``False`` leaves them
+        ``None`` (the rest is the same): `arena ratings fit`, which prints none of them, saves their time.
 
     Returns
     -------
@@ -297,7 +308,17 @@ def compute_board(
     """
     key = BoardKey.parse(board)
     opts = _Options(
-        anchor_rating, interval, n_bootstrap, seed, level, min_votes, unbounded, tol, max_iter, workers
+        anchor_rating,
+        interval,
+        n_bootstrap,
+        seed,
+        level,
+        min_votes,
+        unbounded,
+        tol,
+        max_iter,
+        workers,
+        extras,
     )
     rows = votes if isinstance(votes, VoteRows) else count_votes(votes, cohorts)
     return _fit_board(select_board(rows, key), key, anchor or default_anchor(key), opts)

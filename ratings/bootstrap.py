@@ -32,18 +32,14 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from scipy.sparse import csr_array
 
 from ratings.aggregate import BoardRows
 from ratings.bt import DEFAULT_MAX_ITER
 from ratings.graph import FINITE, MINUS_INF, PLUS_INF, UNDEFINED, largest_strong_member, limit_states
 from ratings.intervals import center, cluster_correction
-from ratings.newton import preconditioner, solve_columns
+from ratings.newton import Incidence, preconditioner, solve_columns
 from ratings.pairs import pair_counts
 from ratings.resample import ClusterSampler, MultinomialSampler, TableCache
 from ratings.weighting import cell_balance_factors
@@ -80,16 +76,6 @@ class BootstrapResult:
     n_unconverged: int
 
 
-def _winner_matrices(n: int, pairs: np.ndarray) -> tuple[csr_array, csr_array]:
-    from scipy.sparse import csr_array
-
-    p = np.arange(len(pairs))
-    ones = np.ones(len(pairs))
-    as_i = csr_array((ones, (pairs[:, 0], p)), shape=(n, len(pairs)))
-    as_j = csr_array((ones, (pairs[:, 1], p)), shape=(n, len(pairs)))
-    return as_i, as_j
-
-
 @dataclass(frozen=True, eq=False)
 class _FitSetup:
     """What every batch of replicate fits shares (read-only, so threads can share it)."""
@@ -97,8 +83,7 @@ class _FitSetup:
     theta_hat: np.ndarray  # sum-zero
     pairs: np.ndarray
     precond: np.ndarray
-    as_i: csr_array
-    as_j: csr_array
+    inc: Incidence  # sums pair rows by model: wins of each model from the two sides
     tol: float
     max_iter: int
 
@@ -141,8 +126,8 @@ def _fit_replicates(setup: _FitSetup, wi: np.ndarray, wj: np.ndarray) -> tuple[n
     (:func:`~ratings.graph.limit_states`) and refitted in groups that share a limit pattern.
     """
     n, r = len(setup.theta_hat), wi.shape[1]
-    model_wins = setup.as_i @ wi + setup.as_j @ wj
-    model_losses = setup.as_i @ wj + setup.as_j @ wi
+    model_wins = setup.inc.first(wi) + setup.inc.second(wj)
+    model_losses = setup.inc.first(wj) + setup.inc.second(wi)
     simple = np.all((model_wins > 0) & (model_losses > 0), axis=0)
     out = np.empty((n, r))
     todo = np.flatnonzero(~simple)
@@ -281,10 +266,9 @@ def bootstrap_board(
     """
     n, p = len(board.models), len(board.pairs)
     pairs = board.pairs.astype(np.intp)
-    as_i, as_j = _winner_matrices(n, pairs)
     precond = preconditioner(theta_hat, pairs, pair_counts(board).wins)
     theta_hat = center(theta_hat)
-    setup = _FitSetup(theta_hat, pairs, precond, as_i, as_j, tol, max_iter)
+    setup = _FitSetup(theta_hat, pairs, precond, Incidence(n, pairs), tol, max_iter)
     sampler: MultinomialSampler | ClusterSampler
     if board.cluster is not None:
         sampler = ClusterSampler(board.count, board.cluster, board.n_clusters)

@@ -18,12 +18,7 @@ this limit for the occasional resample where it happens (:func:`limit_states`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
-
-if TYPE_CHECKING:
-    from scipy.sparse import csr_array
 
 from ratings.errors import DisconnectedComparisonsError, UnboundedRatingError
 from ratings.pairs import PairCounts
@@ -37,43 +32,105 @@ __all__ = [
     "comparison_components",
     "largest_strong_member",
     "limit_states",
+    "strong_components",
     "unbounded_models",
 ]
 
 FINITE, PLUS_INF, MINUS_INF, UNDEFINED = 0, 1, 2, 3
 
+# The graphs have one node per model (tens to hundreds), so they are dense boolean matrices searched with numpy
+# and a few lines of Python: no scipy.sparse.csgraph, whose import cost a fresh `arena ratings fit` a tenth of a
+# second. tests/unit/test_ratings_graph_numpy.py checks them against csgraph on random graphs.
 
-def _win_graph(n: int, pairs: np.ndarray, wins: np.ndarray) -> csr_array:
-    """Arc ``i -> j`` where ``i`` has positive (effective) wins over ``j``."""
-    from scipy.sparse import csr_array
 
+def _win_graph(n: int, pairs: np.ndarray, wins: np.ndarray) -> np.ndarray:
+    """``(n, n)`` bool: arc ``i -> j`` where ``i`` has positive (effective) wins over ``j``."""
+    graph = np.zeros((n, n), dtype=bool)
     i, j = pairs[:, 0], pairs[:, 1]
     fwd = wins[:, 0] > 0
     back = wins[:, 1] > 0
-    rows = np.concatenate([i[fwd], j[back]])
-    cols = np.concatenate([j[fwd], i[back]])
-    return csr_array((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    graph[i[fwd], j[fwd]] = True
+    graph[j[back], i[back]] = True
+    return graph
+
+
+def _reachable(graph: np.ndarray, start: int) -> np.ndarray:
+    """Models reachable from ``start`` along arcs (``start`` included): breadth first, a level at a time."""
+    seen = np.zeros(len(graph), dtype=bool)
+    seen[start] = True
+    frontier = np.array([start])
+    while len(frontier):
+        new = graph[frontier].any(axis=0) & ~seen
+        seen |= new
+        frontier = np.flatnonzero(new)
+    return seen
+
+
+def strong_components(graph: np.ndarray) -> tuple[int, np.ndarray]:
+    """Strongly connected components of a dense directed graph: their number and each node's label.
+
+    Tarjan's algorithm, iterative, from nodes in index order and along each node's arcs from the highest index
+    down, so components are labelled in the order they complete, the labels
+    ``scipy.sparse.csgraph.connected_components`` gives (sinks first); :func:`unbounded_models` breaks ties
+    between components by that label.
+    """
+    n = len(graph)
+    succ = [np.flatnonzero(row)[::-1].tolist() for row in graph]
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    labels = [-1] * n
+    counter = n_comp = 0
+    for root in range(n):
+        if index[root] != -1:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        work = [(root, 0)]
+        while work:
+            v, k = work[-1]
+            if k < len(succ[v]):
+                work[-1] = (v, k + 1)
+                w = succ[v][k]
+                if index[w] == -1:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = True
+                    work.append((w, 0))
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            work.pop()
+            if work and low[v] < low[work[-1][0]]:
+                low[work[-1][0]] = low[v]
+            if low[v] == index[v]:
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    labels[w] = n_comp
+                    if w == v:
+                        break
+                n_comp += 1
+    return n_comp, np.array(labels, dtype=np.int64)
 
 
 def comparison_components(n: int, pairs: np.ndarray, total: np.ndarray) -> list[np.ndarray]:
     """Connected parts of the comparison graph (pairs with positive total), largest first."""
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import connected_components
-
     met = np.asarray(total) > 0
-    graph = csr_array((np.ones(int(met.sum())), (pairs[met, 0], pairs[met, 1])), shape=(n, n))
-    n_parts, labels = connected_components(graph, directed=False)
-    parts = [np.flatnonzero(labels == k) for k in range(n_parts)]
+    graph = np.zeros((n, n), dtype=bool)
+    graph[pairs[met, 0], pairs[met, 1]] = True
+    graph |= graph.T
+    parts = []
+    unseen = np.ones(n, dtype=bool)
+    while unseen.any():
+        part = _reachable(graph, int(np.argmax(unseen)))
+        parts.append(np.flatnonzero(part))
+        unseen &= ~part
     return sorted(parts, key=lambda p: (-len(p), p[0]))
-
-
-def _reachable(graph: csr_array, start: int) -> np.ndarray:
-    from scipy.sparse.csgraph import breadth_first_order
-
-    order = breadth_first_order(graph, start, directed=True, return_predecessors=False)
-    mask = np.zeros(graph.shape[0], dtype=bool)
-    mask[order] = True
-    return mask
 
 
 def largest_strong_member(n: int, pairs: np.ndarray, wins: np.ndarray) -> int:
@@ -81,9 +138,7 @@ def largest_strong_member(n: int, pairs: np.ndarray, wins: np.ndarray) -> int:
 
     A reference that depends only on the votes, never on the anchor (the bootstrap uses it).
     """
-    from scipy.sparse.csgraph import connected_components
-
-    _n_comp, labels = connected_components(_win_graph(n, pairs, wins), directed=True, connection="strong")
+    _n_comp, labels = strong_components(_win_graph(n, pairs, wins))
     sizes = np.bincount(labels)
     return int(np.flatnonzero(sizes[labels] == sizes.max())[0])
 
@@ -96,13 +151,10 @@ def unbounded_models(counts: PairCounts, keep_model: int | None = None) -> dict[
     one with the most models (then the most votes); every other model is listed with why its
     rating is unbounded. The comparison graph is assumed connected.
     """
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import connected_components
-
     n = counts.n_models
     wins = counts.wins
     graph = _win_graph(n, counts.pairs, wins)
-    n_comp, labels = connected_components(graph, directed=True, connection="strong")
+    n_comp, labels = strong_components(graph)
     if n_comp <= 1:
         return {}
     totals = counts.model_totals()
@@ -114,7 +166,7 @@ def unbounded_models(counts: PairCounts, keep_model: int | None = None) -> dict[
         keep = max(range(n_comp), key=lambda c: (sizes[c], votes[c], -c))
     start = int(np.flatnonzero(labels == keep)[0])
     below = _reachable(graph, start)
-    above = _reachable(csr_array(graph.T), start)
+    above = _reachable(graph.T, start)
     i, j = counts.pairs[:, 0], counts.pairs[:, 1]
     eff_wins = np.bincount(i, wins[:, 0], minlength=n) + np.bincount(j, wins[:, 1], minlength=n)
     eff_losses = np.bincount(i, wins[:, 1], minlength=n) + np.bincount(j, wins[:, 0], minlength=n)
@@ -176,11 +228,9 @@ def limit_states(n: int, pairs: np.ndarray, wins: np.ndarray, reference: int) ->
         with a chain of wins onto it, :data:`MINUS_INF` for models it reaches by wins, and
         :data:`UNDEFINED` for the rest.
     """
-    from scipy.sparse import csr_array
-
     graph = _win_graph(n, pairs, wins)
     below = _reachable(graph, reference)
-    above = _reachable(csr_array(graph.T), reference)
+    above = _reachable(graph.T, reference)
     states = np.full(n, UNDEFINED, dtype=np.int8)
     states[below & ~above] = MINUS_INF
     states[above & ~below] = PLUS_INF

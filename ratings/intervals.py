@@ -32,9 +32,11 @@ from __future__ import annotations
 import numpy as np
 
 from ratings.aggregate import BoardRows
+from ratings.max_t import HUGE, finite_max_t, max_t_above, pairs_to_matrix
 from ratings.newton import laplacians, sum_zero_inverse
 from ratings.pairs import PairCounts, row_weights
 from ratings.scale import DEFAULT_ANCHOR_RATING, ELO_PER_NAT
+from ratings.special import expit, normal_ppf
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -66,7 +68,6 @@ DEFAULT_LEVEL = 0.95
 #: about +-40), the point where a rating usually stops moving by whole ranks.
 DEFAULT_MIN_VOTES = 300
 
-_HUGE = 1e300
 #: Differences computed at once by :func:`pairwise_above` (about 32 MB of float64).
 _PAIR_BLOCK = 1 << 22
 
@@ -99,7 +100,7 @@ def percentile_intervals(samples: np.ndarray, level: float = DEFAULT_LEVEL) -> t
         quantile falls among or next to infinite replicates; ``nan`` for all-``nan`` columns).
     """
     x = np.asarray(samples, dtype=np.float64)
-    x = np.where(np.isposinf(x), _HUGE, np.where(np.isneginf(x), -_HUGE, x))
+    x = np.where(np.isposinf(x), HUGE, np.where(np.isneginf(x), -HUGE, x))
     tail = (1.0 - level) / 2.0
     low = np.full(x.shape[1], np.nan)
     high = np.full(x.shape[1], np.nan)
@@ -148,8 +149,8 @@ def pairwise_above(replicates: np.ndarray, level: float = DEFAULT_LEVEL) -> np.n
         with np.errstate(invalid="ignore"):
             d = x[:, :, None] - x[:, None, s : s + step]  # (R, n, c): theta_j - theta_i; inf - inf is nan
         if not finite:  # keep the interpolation finite: an infinite difference as a huge number
-            d[np.isposinf(d)] = _HUGE
-            d[np.isneginf(d)] = -_HUGE
+            d[np.isposinf(d)] = HUGE
+            d[np.isneginf(d)] = -HUGE
         above[:, s : s + step] = _lower_quantile_positive(d, (1.0 - level) / 2.0, finite)
     above[np.arange(n), np.arange(n)] = False
     return above
@@ -194,30 +195,6 @@ def pairwise_above_normal(theta: np.ndarray, cov: np.ndarray, level: float = DEF
     return above
 
 
-def _max_t_above(
-    diff: np.ndarray, se: np.ndarray, deviations: np.ndarray, level: float
-) -> tuple[np.ndarray, float]:
-    """``diff - c se > 0`` per pair with ``c`` the ``level`` quantile of ``max_pairs |deviation| / se``."""
-    usable = np.isfinite(se) & (se > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.abs(deviations[:, usable]) / se[usable]
-    t = np.where(np.isnan(t), np.inf, t)  # an undefined difference in a replicate counts against any claim
-    worst = np.minimum(t.max(axis=1), _HUGE) if t.shape[1] else np.zeros(len(t))
-    c = float(np.quantile(worst, level)) if len(worst) else np.inf
-    c = np.inf if c > 1e100 else c
-    above = np.zeros(len(diff), dtype=bool)
-    above[usable] = diff[usable] - c * se[usable] > 0.0
-    return above, c
-
-
-def _to_matrix(n: int, i: np.ndarray, j: np.ndarray, up: np.ndarray, down: np.ndarray) -> np.ndarray:
-    """``above[i, j] = up`` and ``above[j, i] = down`` for pairs ``i < j``."""
-    above = np.zeros((n, n), dtype=bool)
-    above[i, j] = up
-    above[j, i] = down
-    return above
-
-
 def pairwise_above_simultaneous(
     replicates: np.ndarray, theta_hat: np.ndarray, level: float = DEFAULT_LEVEL
 ) -> tuple[np.ndarray, float]:
@@ -236,14 +213,16 @@ def pairwise_above_simultaneous(
     i, j = np.triu_indices(n, 1)
     if len(i) == 0 or len(x) < 2:
         return np.zeros((n, n), dtype=bool), normal_quantile(level)
+    d = theta_hat[i] - theta_hat[j]
+    if np.isfinite(x).all():
+        return finite_max_t(x, i, j, d, level)
     with np.errstate(invalid="ignore"):
         dev = (x[:, i] - x[:, j]) - (theta_hat[i] - theta_hat[j])
     finite = np.where(np.isfinite(dev), dev, np.nan)
     se = np.sqrt(np.nanmean(finite**2, axis=0)) if np.isfinite(dev).any() else np.full(len(i), np.nan)
-    d = theta_hat[i] - theta_hat[j]
-    up, c = _max_t_above(d, se, dev, level)
-    down, _ = _max_t_above(-d, se, dev, level)
-    return _to_matrix(n, i, j, up, down), c
+    up, c = max_t_above(d, se, dev, level)
+    down, _ = max_t_above(-d, se, dev, level)
+    return pairs_to_matrix(n, i, j, up, down), c
 
 
 #: Normal draws of the sandwich's max-T critical value (seeded: the sandwich board stays deterministic).
@@ -269,9 +248,9 @@ def pairwise_above_normal_simultaneous(
     se = np.sqrt(difference_variances(cov)[i, j])
     d = theta[i] - theta[j]
     dev = z[:, i] - z[:, j]
-    up, c = _max_t_above(d, se, dev, level)
-    down, _ = _max_t_above(-d, se, dev, level)
-    return _to_matrix(n, i, j, up, down), c
+    up, c = max_t_above(d, se, dev, level)
+    down, _ = max_t_above(-d, se, dev, level)
+    return pairs_to_matrix(n, i, j, up, down), c
 
 
 def ranks_from_above(above: np.ndarray) -> np.ndarray:
@@ -289,8 +268,6 @@ def sandwich_covariance(theta: np.ndarray, counts: PairCounts) -> np.ndarray:
         ``(n, n)`` covariance of ``center(theta)``; :func:`difference_variances` gives the
         variance of any difference ``theta_j - theta_i``.
     """
-    from scipy.special import expit
-
     i, j = counts.pairs[:, 0], counts.pairs[:, 1]
     n = counts.n_models
     s = expit(theta[i] - theta[j])
@@ -316,8 +293,6 @@ def cluster_sandwich_covariance(theta: np.ndarray, board: BoardRows, counts: Pai
     ValueError
         If the board's rows carry no clusters.
     """
-    from scipy.special import expit
-
     if board.cluster is None:
         raise ValueError("the board's votes carry no clusters")
     theta = np.asarray(theta, dtype=np.float64)
@@ -386,9 +361,7 @@ def sandwich_intervals(
 
 def normal_quantile(level: float) -> float:
     """Two-sided normal critical value (1.96 for 0.95)."""
-    from scipy.special import ndtri
-
-    return float(ndtri(0.5 + level / 2.0))
+    return normal_ppf(0.5 + level / 2.0)
 
 
 def provisional_models(votes: np.ndarray, min_votes: int = DEFAULT_MIN_VOTES) -> np.ndarray:

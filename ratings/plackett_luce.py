@@ -25,8 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
-from scipy.special import logsumexp, softmax
 
 __all__ = ["PLFit", "RankingData", "fit_plackett_luce", "pl_cluster_scores", "pl_evaluate"]
 
@@ -114,6 +112,8 @@ def pl_evaluate(
     theta: np.ndarray, data: RankingData, *, curvature: bool = True
 ) -> tuple[float, np.ndarray, np.ndarray | None]:
     """Log-likelihood, gradient ``(n,)`` and observed information ``(n, n)`` (minus the Hessian) at ``theta``."""
+    from scipy.special import logsumexp, softmax  # scipy only when rankings are fitted
+
     n = data.n_items
     theta = np.asarray(theta, dtype=np.float64)
     ll = 0.0
@@ -139,6 +139,8 @@ def pl_evaluate(
 
 def pl_cluster_scores(theta: np.ndarray, data: RankingData) -> np.ndarray:
     """``(C, n)`` score vectors summed per cluster: each ranking's score is ``sum over stages of e_winner - p``."""
+    from scipy.special import softmax
+
     n, c = data.n_items, data.n_clusters
     theta = np.asarray(theta, dtype=np.float64)
     out = np.zeros(c * n)
@@ -155,6 +157,8 @@ def pl_cluster_scores(theta: np.ndarray, data: RankingData) -> np.ndarray:
 
 def _sum_zero_solve(info: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """Solve ``(A + c 11') x = grad`` (``c`` on the scale of ``A``'s eigenvalues), as :mod:`ratings.newton` does."""
+    from scipy.linalg import cho_factor, cho_solve
+
     n = len(grad)
     c = np.trace(info) / (n * n)
     system = info + (c if c > 0 else 1.0)

@@ -12,20 +12,33 @@ Three layouts, told apart by their columns (or named):
 A public record becomes a battles record (``model_a``, ``model_b``, ``winner``; its ``prompt`` text, when given,
 as ``prompt_id``, the cluster key of the intervals) and goes through the checks and skips of
 :func:`ratings.battles.read_records`. CSV values are text: an empty cell is a missing value. Parquet is read by
-the caller (it needs pyarrow) and handed to :func:`read_rows` as decoded rows.
+the caller (it needs pyarrow) and handed to :func:`read_rows` as decoded rows. :func:`read_battles_bytes` is the
+quick reader of a FastChat JSON-lines file whose lines repeat (`arena ratings fit` tries it first).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from itertools import chain
+from itertools import chain, count
 
-from ratings.battles import Battles, decode_records, read_battles, read_records
-from ratings.errors import BattleFormatError, UnknownBattleFormatError
+import numpy as np
 
-__all__ = ["AUTO", "FORMATS", "csv_records", "detect_format", "read_rows", "read_text", "to_battle"]
+from ratings.battles import HEAD_LINES, Battles, decode_distinct, decode_records, read_battles, read_records
+from ratings.errors import BattleFormatError, RatingsError, UnknownBattleFormatError
+
+__all__ = [
+    "AUTO",
+    "FORMATS",
+    "csv_records",
+    "detect_format",
+    "read_battles_bytes",
+    "read_rows",
+    "read_text",
+    "to_battle",
+]
 
 AUTO = "auto"
 #: Each format and the columns that identify it, in the order detection tries them.
@@ -42,6 +55,7 @@ _GENAI_VOTES = {
     "bothbad_vote": "tie (bothbad)",
 }
 _BOM = "\ufeff"
+_BOM_BYTES = _BOM.encode("utf-8")
 Where = tuple[int, str]
 
 
@@ -186,3 +200,43 @@ def read_text(lines: Iterable[str], *, fmt: str = AUTO, kind: str = "json", stri
         if fmt == "fastchat":
             return read_battles(lines, strict=strict)
     return read_rows(decode_records(lines), fmt=fmt, strict=strict)
+
+
+def read_battles_bytes(data: bytes, *, strict: bool = False, detect: bool = True) -> Battles | None:
+    """:func:`ratings.battles.read_battles` on a whole JSON-lines file as bytes, or ``None`` when it cannot be quick.
+
+    A million lines cost about 0.15 s as Python strings (decoded and split by the text layer) and 0.1 s as
+    bytes (``bytes.split``); the distinct lines are numbered as bytes and only they are decoded. ``None``
+    whenever the answer needs the text reader: a line that is not a clean record (the text reader names it),
+    bytes that are not UTF-8, a lone carriage return (a line break to the text layer), few repeated lines, a
+    JSON array, or with ``detect`` a first record that is not in FastChat's layout. The caller then reads the
+    file as text, so every error and skip count is the text reader's.
+    """
+    if data.startswith(_BOM_BYTES):
+        data = data[len(_BOM_BYTES) :]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            return None
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()  # the final line break ends the last line
+    head = lines[:HEAD_LINES]
+    if len(set(head)) * 4 > len(head) * 3:
+        return None
+    first = next((line for line in head if line.strip()), b"")
+    if not first or first.lstrip().startswith(b"["):
+        return None
+    if detect:
+        try:
+            record = json.loads(first.decode("utf-8"))
+            if isinstance(record, dict) and detect_format(record) != "fastchat":
+                return None
+        except (UnicodeDecodeError, json.JSONDecodeError, RatingsError):
+            return None
+    index: defaultdict[bytes, int] = defaultdict(count().__next__)
+    ids = np.fromiter(map(index.__getitem__, lines), dtype=np.int64, count=len(lines))
+    try:
+        return decode_distinct(ids, index, strict)
+    except UnicodeDecodeError:
+        return None

@@ -39,6 +39,8 @@ import math
 
 import numpy as np
 
+from ratings.special import poisson_cdf
+
 __all__ = ["METHODS", "ClusterSampler", "MultinomialSampler", "TableCache"]
 
 #: How :class:`MultinomialSampler` draws: "auto" picks numpy's sampler for few rows, else the Poisson path;
@@ -75,12 +77,10 @@ class _PoissonTable:
     """
 
     def __init__(self, lam: float) -> None:
-        from scipy.special import pdtr
-
         sd = math.sqrt(lam)
         self.offset = max(0, math.floor(lam - 12.0 * sd - 12.0))
         top = math.ceil(lam + 12.0 * sd + 30.0)
-        self.cdf = cdf = pdtr(np.arange(self.offset, top + 1), lam)
+        self.cdf = cdf = poisson_cdf(top, lam)[self.offset :]
         cdf[-1] = 1.0
         # Cell a covers u in [a/G, (a+1)/G). Inversion gives offset + #{cdf <= u}; that count is
         # #{cdf <= a/G} = #{ceil(cdf G) <= a} at the cell's start, and it changes inside the cell

@@ -5,7 +5,7 @@ images) Python never caches it either, so every `arena` command and every server
 SQLAlchemy and the arena itself from source again (about 1 CPU s for `arena ratings fit`, bench/bench_cli.py).
 Compiling every installed file instead (uv's --compile-bytecode) cost 8-9 s of a 15 s install; this writes only
 what is imported: the arena's own packages (all of them, compileall), then, with bytecode writing switched on for
-this one process, the server, every CLI command and the scipy parts the rating fit loads lazily.
+this one process, the server, every CLI command and the scipy parts other rating code loads lazily.
 
 Python ignores a cached file whose source changed, so editing the code needs no second run.
 """
@@ -22,8 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("arena", "ratings", "prompts_taxonomy", "scheduler")
-# Imported inside functions: Typer's parameter conversion, and on the rating path scipy (the fit's sparse products,
-# connectivity checks, normal tails).
+# Imported inside functions: Typer's parameter conversion, and scipy where the rating job and other commands use it
+# (Plackett-Luce boards, certainty figures, agreement statistics; `arena ratings fit` itself no longer imports it).
 LAZY = (
     "typer._adapters",
     "scipy.sparse",

@@ -64,12 +64,18 @@ def read_battles_file(
 ) -> rt.Battles:
     """Read `path` (or stdin for "-") in format `fmt`; raises `BattlesFileError` with a one-line message."""
     import ratings as rt
-    from ratings.public_battles import read_rows, read_text
+    from ratings.public_battles import read_battles_bytes, read_rows, read_text
 
     kind = file_kind(path)
     try:
         if kind == "parquet":
             return read_rows(_parquet_rows(path), fmt=fmt.value, strict=strict)
+        if kind == "json" and path != "-" and fmt in (BattlesFormat.auto, BattlesFormat.fastchat):
+            # the quick reader of repeated JSON lines; None sends the file through the text reader below
+            with open(path, "rb") as raw:
+                fast = read_battles_bytes(raw.read(), strict=strict, detect=fmt == BattlesFormat.auto)
+            if fast is not None:
+                return fast
         if path == "-":
             return read_text(sys.stdin, fmt=fmt.value, kind=kind, strict=strict)
         with open(path, encoding="utf-8", newline="" if kind == "csv" else None) as handle:

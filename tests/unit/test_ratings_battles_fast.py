@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from contextlib import nullcontext
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +14,7 @@ from hypothesis import strategies as st
 
 from ratings import BattleFormatError, compute_board, count_votes, read_battles
 from ratings.battles import _read_each
+from ratings.public_battles import read_battles_bytes
 
 COLUMNS = ("model_a", "model_b", "outcome", "weight", "use_case", "capability", "methodology", "modality")
 
@@ -122,3 +126,67 @@ def test_any_mix_of_lines_reads_exactly_as_record_by_record(picks, strict):
     pool = GOOD + BAD
     lines = [pool[k] for k in picks]
     assert _outcome(lines, strict) == _reference(lines, strict)
+
+
+def _file_outcome(data: bytes, strict: bool, *, text_only: bool):
+    """What `arena ratings fit`'s reader gives for a file of these bytes: through the bytes reader when it
+    answers, or (``text_only``) always through the text reader."""
+    from unittest import mock
+
+    from arena.cli.battles_file import BattlesFileError, read_battles_file
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "battles.jsonl"
+        path.write_bytes(data)
+        with (
+            mock.patch("ratings.public_battles.read_battles_bytes", return_value=None)
+            if text_only
+            else nullcontext()
+        ):
+            try:
+                battles = read_battles_file(str(path), strict=strict)
+            except BattlesFileError as exc:
+                return ("error", str(exc).replace(str(path), "FILE"))
+    return ("ok", _columns(battles.votes), battles.skipped, len(battles), battles.multiplicity is not None)
+
+
+def test_the_bytes_reader_answers_for_repeated_clean_lines_and_reads_as_the_text_reader():
+    lines = [GOOD[k % 7] for k in range(700)] + ["", GOOD[7], GOOD[8]] * 3
+    for sep in ("\n", "\r\n"):
+        data = ("\ufeff" + sep.join(lines) + sep).encode()
+        assert read_battles_bytes(data) is not None
+        assert _file_outcome(data, False, text_only=False) == _file_outcome(data, False, text_only=True)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        (GOOD[0] + "\r" + GOOD[1] + "\n").encode()
+        * 10,  # a lone carriage return is a line break to the text reader
+        b'{"model_a": "x",\r"model_b": "y", "winner": "tie"}\n' * 10,  # ... even where JSON allows whitespace
+        (GOOD[0] + "\n").encode() * 10
+        + b'{"model_a": "\xff", "model_b": "y", "winner": "tie"}\n',  # not UTF-8
+        (GOOD[0] + "\n").encode() * 10 + b"{not json\n",
+        json.dumps({"left_model": "x", "right_model": "y", "vote_type": "leftvote"}).encode()
+        * 10,  # genai-bench
+        b"".join(f'{{"model_a": "m{k}", "model_b": "y", "winner": "tie"}}\n'.encode() for k in range(40)),
+        json.dumps([json.loads(GOOD[0])] * 5).encode(),  # an array
+    ],
+)
+def test_the_bytes_reader_leaves_what_it_cannot_read_quickly_to_the_text_reader(data):
+    assert read_battles_bytes(data) is None
+    assert _file_outcome(data, False, text_only=False) == _file_outcome(data, False, text_only=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, len(GOOD) + len(BAD)), max_size=150),
+    seps=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=3),
+    bom=st.booleans(),
+    strict=st.booleans(),
+)
+def test_any_file_reads_through_the_bytes_reader_exactly_as_through_the_text_reader(picks, seps, bom, strict):
+    pool = [line.encode() for line in GOOD + BAD] + [b'{"model_a": "x\xff", "model_b": "y", "winner": "tie"}']
+    data = b"".join(pool[k] + seps[n % len(seps)].encode() for n, k in enumerate(picks))
+    data = (b"\xef\xbb\xbf" if bom else b"") + data
+    assert _file_outcome(data, strict, text_only=False)[:4] == _file_outcome(data, strict, text_only=True)[:4]

@@ -94,3 +94,25 @@ def test_the_short_path_option_defaults_are_the_ratings_package_defaults():
     assert ratings_cli.DEFAULT_LEVEL == ratings.DEFAULT_LEVEL
     assert ratings_cli.DEFAULT_MIN_VOTES == ratings.DEFAULT_MIN_VOTES
     assert ratings_cli.DEFAULT_ANCHOR_RATING == ratings.DEFAULT_ANCHOR_RATING
+
+
+def test_a_fit_runs_without_importing_scipy(tmp_path):
+    # scipy's import was a quarter of the command's start-up (docs/benchmarks.md, bench_cli): the fit's path is
+    # numpy only, including a board where a model won every vote (excluded) and one bootstrap board
+    lines = [
+        json.dumps({"model_a": a, "model_b": b, "winner": w})
+        for a, b, w in [
+            ("x", "y", "model_a"),
+            ("y", "z", "model_a"),
+            ("z", "x", "model_a"),
+            ("x", "y", "tie"),
+        ]
+        * 30
+        + [("w", "x", "model_a")] * 3
+    ]
+    path = tmp_path / "battles.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for interval in ("bootstrap", "sandwich"):
+        loaded = _loaded("--battles", str(path), "--anchor", "x", "--bootstrap", "50", "--interval", interval)
+        assert "numpy" in loaded and "ratings" in loaded
+        assert "scipy" not in loaded
