@@ -78,6 +78,16 @@ def serve() -> None:
     app = create_app(settings)
     context_of(app).arena.serve_matchup = stub_matchup
     context_of(app).arena.cast_vote = stub_vote
+
+    async def stub_matchup_async(_db: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return stub_matchup(*args, **kwargs)
+
+    async def stub_vote_async(_db: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return stub_vote(*args, **kwargs)
+
+    # PostgreSQL without Redis: the routes call these on the event loop (arena.voting.service_async)
+    context_of(app).arena.serve_matchup_async = stub_matchup_async
+    context_of(app).arena.cast_vote_async = stub_vote_async
     run_server(app, settings, None, None)
 
 

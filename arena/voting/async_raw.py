@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -33,6 +34,8 @@ __all__ = ["AsyncRawConnection", "AsyncRawPool"]
 
 #: Seconds a request waits for a free connection before the pool gives up (SQLAlchemy's pool waits as long).
 ACQUIRE_SECONDS = 30.0
+
+Held = tuple[psycopg.AsyncConnection, float] | None  # an idle connection (and since when), or a free slot
 
 
 class AsyncRawConnection:
@@ -77,8 +80,8 @@ class AsyncRawConnection:
 class AsyncRawPool:
     """At most `size` autocommit connections to the engine's database, opened as needed, for one event loop.
 
-    The queue holds an idle connection or a free slot (None) for each of the `size`; a request takes one (waiting
-    at most ACQUIRE_SECONDS), connects on a free slot, and gives back its connection, or a free slot if the
+    Each of the `size` places is an idle connection or a free slot (None); a request takes one (waiting in line at
+    most ACQUIRE_SECONDS), connects on a free slot, and gives back its connection, or a free slot if the
     connection broke. A connection idle for IDLE_PING_SECONDS, or since another connection was found broken, is
     checked before use (the engine's pool checks idle ones and drops every connection on a disconnect)."""
 
@@ -88,11 +91,12 @@ class AsyncRawPool:
         # and its psycopg adapters), so these connections see what the engine's do
         self._args, self._kwargs = engine.dialect.create_connect_args(engine.url)
         self.size = size
-        # last in, first out: the connection used last is taken first, and a free slot (a new connection) only
-        # when every open one is busy
-        self._queue: asyncio.LifoQueue[tuple[psycopg.AsyncConnection, float] | None] = asyncio.LifoQueue()
-        for _ in range(size):
-            self._queue.put_nowait(None)
+        # Idle connections and free slots (None), last in first out: the connection used last is taken first,
+        # and a free slot (a new connection) only when every open one is busy. Waiters are served in arrival
+        # order: a connection given back goes straight to the oldest waiter, so a request arriving later
+        # cannot take it first (with asyncio.Queue it could, and at 64 voters some requests waited a second).
+        self._idle: list[Held] = [None] * size
+        self._waiters: deque[asyncio.Future[Held]] = deque()
         self._open: set[psycopg.AsyncConnection] = set()
         self.closed = False
         self._broken_at = float("-inf")  # connections idle since before this are checked before use
@@ -133,17 +137,11 @@ class AsyncRawPool:
         """A connection for one request's statements, given back afterwards."""
         if self.closed:
             raise RuntimeError("the vote path's async pool is closed")
-        try:
-            held = self._queue.get_nowait()  # no timer or task when a connection is free
-        except asyncio.QueueEmpty:
-            try:
-                held = await asyncio.wait_for(self._queue.get(), ACQUIRE_SECONDS)
-            except TimeoutError:
-                raise PoolTimeout("no vote-path connection became free in time") from None
+        held = self._idle.pop() if self._idle and not self._waiters else await self._wait()
         try:
             conn = await self._checked(held)
         except BaseException:
-            self._queue.put_nowait(None)
+            self._give(None)
             raise
         wrapped = AsyncRawConnection(conn, self.engine)
         try:
@@ -153,9 +151,36 @@ class AsyncRawPool:
                 if wrapped.broken:  # the server restarted or dropped us: check the idle ones before use
                     self._broken_at = time.monotonic()
                 await self._discard(conn)
-                self._queue.put_nowait(None)
+                self._give(None)
             else:
-                self._queue.put_nowait((conn, time.monotonic()))
+                self._give((conn, time.monotonic()))
+
+    async def _wait(self) -> Held:
+        """Wait in line for a connection or a free slot, at most ACQUIRE_SECONDS."""
+        waiter: asyncio.Future[Held] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(waiter, ACQUIRE_SECONDS)
+        except TimeoutError:
+            if waiter.done() and not waiter.cancelled():  # handed over as the time ran out
+                return waiter.result()
+            raise PoolTimeout("no vote-path connection became free in time") from None
+        except BaseException:  # cancelled (the client left): a place already handed over goes back
+            if waiter.done() and not waiter.cancelled():
+                self._give(waiter.result())
+            raise
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    def _give(self, held: Held) -> None:
+        """A connection or a free slot back: to the oldest waiter still waiting, else to the idle ones."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(held)
+                return
+        self._idle.append(held)
 
     async def close(self) -> None:
         """Close every connection (the server is stopping)."""

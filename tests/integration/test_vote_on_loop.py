@@ -4,6 +4,7 @@ stored once and acknowledged, a second vote 409, another session's vote 403, an 
 closed with the server; connections the database dropped cost one 503, after which the pool checks the others
 before use. The thread path is made to fail, so every answer here comes from the loop."""
 
+import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -102,3 +103,36 @@ def test_dropped_connections_cost_one_503_then_the_pool_reconnects(settings, ini
 
         with ThreadPoolExecutor(8) as pool:  # together, so they take the other dropped connections too
             assert list(pool.map(status, range(32))) == [200] * 32
+
+
+def test_a_connection_given_back_goes_to_the_request_that_waited_longest(initialized):
+    """With asyncio.Queue a request arriving as a connection came back could take it before the ones waiting,
+    over and over: at 64 voters some requests waited a second."""
+    if initialized.dialect.name != "postgresql":
+        pytest.skip("the async pool is PostgreSQL's")
+    from arena.voting.async_raw import AsyncRawPool
+
+    async def scenario() -> list[str]:
+        pool = AsyncRawPool(initialized, size=1)
+        order: list[str] = []
+
+        async def use(name: str, hold: float) -> None:
+            async with pool.connection():
+                order.append(name)
+                await asyncio.sleep(hold)
+
+        async def first_then_again() -> None:
+            async with pool.connection():
+                order.append("first")
+                await asyncio.sleep(0.2)
+            async with pool.connection():  # asks again at once, before any waiter has run
+                order.append("late")
+
+        first = asyncio.create_task(first_then_again())
+        await asyncio.sleep(0.05)
+        waiting = [asyncio.create_task(use(f"waiter-{k}", 0.01)) for k in range(3)]
+        await asyncio.gather(first, *waiting)
+        await pool.close()
+        return order
+
+    assert asyncio.run(scenario()) == ["first", "waiter-0", "waiter-1", "waiter-2", "late"]
