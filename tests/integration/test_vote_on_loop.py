@@ -34,15 +34,21 @@ def _vote(client: httpx.Client, served: dict, choice: str = "left") -> httpx.Res
     return client.post("/api/v1/votes", json={"matchup_id": served["id"], "choice": choice, "nonce": nonce})
 
 
-def test_matchups_and_votes_run_on_the_loop_with_the_thread_paths_answers(settings, initialized):
-    if initialized.dialect.name != "postgresql":
-        pytest.skip("SQLite runs the vote path on the loop with its own driver (test_vote_inline)")
+def _loop_only_app(settings, initialized):
+    """An app on a demo field whose thread path fails: every matchup and vote it answers ran on the loop."""
     build_demo_field(settings, initialized, models=4, prompts=4)
     app = create_app(settings, engine=initialized)
     ctx = context_of(app)
     ctx.pool.get("text_to_image")  # loaded, so no request needs the blocking first load (a thread)
     ctx.arena.serve_matchup = _refuse  # type: ignore[method-assign]
     ctx.arena.cast_vote = _refuse  # type: ignore[method-assign]
+    return app, ctx
+
+
+def test_matchups_and_votes_run_on_the_loop_with_the_thread_paths_answers(settings, initialized):
+    if initialized.dialect.name != "postgresql":
+        pytest.skip("SQLite runs the vote path on the loop with its own driver (test_vote_inline)")
+    app, ctx = _loop_only_app(settings, initialized)
     assert ctx.arena.async_db is None
     with (
         serve(app) as base,
@@ -74,11 +80,7 @@ def test_matchups_and_votes_run_on_the_loop_with_the_thread_paths_answers(settin
 def test_dropped_connections_cost_one_503_then_the_pool_reconnects(settings, initialized):
     if initialized.dialect.name != "postgresql":
         pytest.skip("the async pool is PostgreSQL's")
-    build_demo_field(settings, initialized, models=4, prompts=4)
-    app = create_app(settings, engine=initialized)
-    ctx = context_of(app)
-    ctx.pool.get("text_to_image")
-    ctx.arena.serve_matchup = _refuse  # type: ignore[method-assign]
+    app, ctx = _loop_only_app(settings, initialized)
     with serve(app) as base, httpx.Client(base_url=base, timeout=30) as client:
         db = ctx.arena.async_db
         assert db is not None
